@@ -1,0 +1,69 @@
+/**
+ * What core needs from its host: HTTP, time and randomness. Each platform passes its own
+ * (n8n helpers and `sleep`, Zapier's `z.request`, a plain Node transport for tools and tests),
+ * which keeps core free of timers, globals and imports of any platform.
+ */
+
+/** The part of an AbortSignal core uses; declared here so core needs no DOM or Node typings. */
+export interface AbortSignalLike {
+	readonly aborted: boolean;
+	readonly reason?: unknown;
+	addEventListener(type: 'abort', listener: () => void): void;
+	removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'HEAD';
+
+export interface HttpRequest {
+	method: HttpMethod;
+	/** Absolute URL. */
+	url: string;
+	headers?: Record<string, string>;
+	/** JSON-serialisable value (sent as JSON) or raw bytes (sent as they are). */
+	body?: unknown;
+	/** Per-request time limit. */
+	timeoutMs?: number;
+	signal?: AbortSignalLike;
+}
+
+export interface HttpResponse {
+	status: number;
+	/** Header names in lower case. */
+	headers: Record<string, string>;
+	/** Parsed JSON when the body was JSON, else the text, else undefined. */
+	body: unknown;
+}
+
+/**
+ * Sends one request and returns whatever status came back; it throws only when no response
+ * arrived, and then a `TransportFailure` (see errors.ts) saying how it failed.
+ */
+export type SendRequest = (request: HttpRequest) => Promise<HttpResponse>;
+
+export interface Transport {
+	/** Requests to the API's own host: the transport adds `Authorization: Bearer <key>`. */
+	api: SendRequest;
+	/** Requests anywhere else (pre-signed upload URL, CDN): never any credentials. */
+	plain: SendRequest;
+}
+
+export interface Clock {
+	/** Milliseconds since the Unix epoch. */
+	now(): number;
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+export type Sleep = (ms: number, signal?: AbortSignalLike) => Promise<void>;
+
+/** A number in [0, 1), like Math.random. */
+export type Random = () => number;
+
+/** Everything core needs from the host to talk to one API with one key. */
+export interface ClientContext {
+	/** The API's base address, without a trailing slash, e.g. https://api.example.com. */
+	baseUrl: string;
+	transport: Transport;
+	clock: Clock;
+	sleep: Sleep;
+	random: Random;
+}
