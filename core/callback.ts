@@ -1,0 +1,96 @@
+import type { ApiRuntime } from './apiRequest';
+import type { JobRecord } from './types';
+import { parseJob } from './parse';
+import { verifyWebhookSignature } from './signature';
+import { getJob } from './getJob';
+import { isTerminal } from './jobOutcome';
+import { NotFoundError } from './errors';
+
+export interface CallbackRequest {
+	headers: Record<string, string | string[] | undefined>;
+	/** The body exactly as received: signatures are computed over these bytes. */
+	rawBody: string;
+	/** The `whsec_…` secret, when the credential has one: then only signed callbacks count. */
+	secret?: string;
+	/** Re-read the job even when the signature holds (some adapters always confirm). */
+	alwaysConfirm?: boolean;
+}
+
+export type CallbackOutcome =
+	| {
+			accepted: true;
+			job: JobRecord;
+			/** How we know the job is real: a valid signature, or a lookup with our own key. */
+			confirmedBy: 'signature' | 'lookup';
+			/** Same for every delivery of one event: use it to ignore duplicates. */
+			deliveryId: string;
+	  }
+	| {
+			accepted: false;
+			/** HTTP status to answer the caller with. */
+			status: 400 | 401 | 404 | 409;
+			reason: string;
+			jobId?: string;
+	  };
+
+/**
+ * Decides whether a callback may start work. A callback is a signal, not the truth: unless its
+ * Standard Webhooks signature verifies, the job is re-read with our own key and only that answer
+ * counts, so forged callbacks never produce a result.
+ */
+export async function handleCallback(
+	runtime: ApiRuntime,
+	request: CallbackRequest,
+): Promise<CallbackOutcome> {
+	let claimed: JobRecord;
+	try {
+		claimed = parseJob(JSON.parse(request.rawBody));
+	} catch {
+		return { accepted: false, status: 400, reason: 'The callback body is not an Omni Video job.' };
+	}
+	let job = claimed;
+	let confirmedBy: 'signature' | 'lookup' = 'lookup';
+	let deliveryId: string | undefined;
+	if (request.secret) {
+		const check = verifyWebhookSignature({
+			secret: request.secret,
+			headers: request.headers,
+			rawBody: request.rawBody,
+			nowMs: runtime.clock.now(),
+		});
+		if (!check.ok) {
+			return {
+				accepted: false,
+				status: 401,
+				reason: `Signature rejected: ${check.reason}`,
+				jobId: claimed.id,
+			};
+		}
+		confirmedBy = 'signature';
+		deliveryId = check.webhookId;
+	}
+	if (!request.secret || request.alwaysConfirm) {
+		try {
+			job = await getJob(runtime, claimed.id);
+		} catch (error) {
+			if (!(error instanceof NotFoundError)) throw error;
+			return {
+				accepted: false,
+				status: 404,
+				reason: `No job ${claimed.id} exists for this API key's account.`,
+				jobId: claimed.id,
+			};
+		}
+		confirmedBy = 'lookup';
+	}
+	if (!isTerminal(job)) {
+		return {
+			accepted: false,
+			status: 409,
+			reason: `Job ${job.id} is still ${job.rawStatus || 'running'}; the callback is premature.`,
+			jobId: job.id,
+		};
+	}
+	runtime.limiter.jobEnded(job.id);
+	return { accepted: true, job, confirmedBy, deliveryId: deliveryId ?? `${job.id}:${job.status}` };
+}

@@ -1,0 +1,85 @@
+import type { ApiRuntime } from './apiRequest';
+import { callApi } from './apiRequest';
+import type { AbortSignalLike } from './transport';
+import type { GenerateVideoInput, GenerateVideoRequest, GenerationMode, JobRecord } from './types';
+import { generationMode, validateGenerateInput } from './validate';
+import { parseJob } from './parse';
+import { TransportError, isOmniVideoError } from './errors';
+import { expectedRenderSeconds } from './estimate';
+import { newIdempotencyKey } from './idempotency';
+
+export interface GenerateVideoOptions {
+	/** Reuse one key per input item across your own retries; a fresh one is made otherwise. */
+	idempotencyKey?: string;
+	signal?: AbortSignalLike;
+	/** Allow an http:// callback to a loopback host (local sandbox only). */
+	allowInsecureLoopbackCallback?: boolean;
+}
+
+export interface GeneratedJob {
+	job: JobRecord;
+	request: GenerateVideoRequest;
+	mode: GenerationMode;
+	idempotencyKey: string;
+	/** The service answered with the job an earlier identical request created. */
+	replayed: boolean;
+	/** Expected render time, for scheduling the first look. */
+	expectedMs: number;
+}
+
+/**
+ * Validates the input (nothing is sent if anything is wrong), waits for a free job slot and for
+ * room in the rate windows, then creates the job once, with an Idempotency-Key.
+ */
+export async function generateVideo(
+	runtime: ApiRuntime,
+	input: GenerateVideoInput,
+	options: GenerateVideoOptions = {},
+): Promise<GeneratedJob> {
+	const request = validateGenerateInput(input, {
+		allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback,
+	});
+	const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey(runtime.random);
+	const expectedMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;
+	const slot = await runtime.limiter.acquireJobSlot(options.signal);
+	try {
+		const response = await callApi(runtime, {
+			operation: 'generate',
+			method: 'POST',
+			path: '/api/v1/generate',
+			body: request,
+			idempotencyKey,
+			signal: options.signal,
+		});
+		const job = readCreatedJob(response.body, idempotencyKey);
+		if (job.status === 'done' || job.status === 'failed') slot.release();
+		else slot.bind(job.id, runtime.clock.now() + expectedMs);
+		return {
+			job,
+			request,
+			mode: generationMode(request),
+			idempotencyKey,
+			replayed: response.headers['idempotent-replayed'] === 'true',
+			expectedMs,
+		};
+	} catch (error) {
+		slot.release();
+		throw error;
+	}
+}
+
+/** An accepted create whose body cannot be read still created a job: say how to find it. */
+function readCreatedJob(body: unknown, idempotencyKey: string): JobRecord {
+	try {
+		return parseJob(body);
+	} catch (error) {
+		if (!isOmniVideoError(error)) throw error;
+		throw new TransportError(
+			'The Omni Video API accepted the job but its answer could not be read, so the job id is ' +
+				'unknown. Check your Omni Video dashboard before running again; rerunning with the same ' +
+				`idempotency key ${idempotencyKey} is safe where the service honours it.`,
+			'malformed',
+			{ idempotencyKey, code: 'malformed_response' },
+		);
+	}
+}

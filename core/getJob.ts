@@ -1,0 +1,30 @@
+import type { ApiRuntime } from './apiRequest';
+import { callApi } from './apiRequest';
+import type { AbortSignalLike } from './transport';
+import type { JobRecord } from './types';
+import { parseJob } from './parse';
+import { validateJobId } from './validate';
+
+/** The job path for an opaque id (ids are never parsed, only encoded). */
+export function jobPath(jobId: string): string {
+	return `/api/v1/jobs/${encodeURIComponent(jobId)}`;
+}
+
+/** Looks a job up; a finished job frees its place in the concurrency limit. */
+export async function getJob(
+	runtime: ApiRuntime,
+	jobId: string,
+	options: { signal?: AbortSignalLike } = {},
+): Promise<JobRecord> {
+	const id = validateJobId(jobId);
+	const response = await callApi(runtime, {
+		operation: 'getJob',
+		method: 'GET',
+		path: jobPath(id),
+		jobId: id,
+		signal: options.signal,
+	});
+	const job = parseJob(response.body, id);
+	if (job.status === 'done' || job.status === 'failed') runtime.limiter.jobEnded(job.id);
+	return job;
+}

@@ -1,0 +1,25 @@
+export * from './types';
+export * from './transport';
+export * from './errors';
+export { expectedRenderSeconds } from './estimate';
+export { validateGenerateInput, validateJobId, validateUploadInput, generationMode, detectContentType } from './validate';
+export { parseJob, parseUploadTicket, parseErrorBody, normaliseStatus, parseTimestamp } from './parse';
+export { errorFromResponse, errorFromTransportFailure, parseRetryAfter } from './httpErrors';
+export type { Operation } from './httpErrors';
+export { signWebhook, verifyWebhookSignature } from './signature';
+export { RateLimiter, sharedLimiter, type JobSlot } from './limiter';
+export { nextPollDelayMs } from './pollSchedule';
+export { callApi, type ApiCall, type ApiRuntime } from './apiRequest';
+export { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './generateVideo';
+export { getJob, jobPath } from './getJob';
+export { uploadImage, type UploadedFile } from './uploadImage';
+export { waitForJob, DEFAULT_WAIT_TIMEOUT_MS, type WaitForJobOptions } from './waitForJob';
+export { handleCallback, type CallbackOutcome, type CallbackRequest } from './callback';
+export { jobFailedError, isTerminal } from './jobOutcome';
+export { newIdempotencyKey, derivedIdempotencyKey, keyFingerprint } from './idempotency';
+export {
+	createOmniVideoClient,
+	CREDENTIAL_CHECK_JOB_ID,
+	type OmniVideoClient,
+	type OmniVideoClientConfig,
+} from './client';

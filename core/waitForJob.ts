@@ -1,0 +1,85 @@
+import type { ApiRuntime } from './apiRequest';
+import type { AbortSignalLike } from './transport';
+import type { JobRecord } from './types';
+import { getJob } from './getJob';
+import { nextPollDelayMs } from './pollSchedule';
+import { jobFailedError } from './jobOutcome';
+import { TimeoutError } from './errors';
+
+export const DEFAULT_WAIT_TIMEOUT_MS = 10 * 60_000;
+/** Used when nothing is known of the job's size: the middle of the spec's 30–90 s. */
+const UNKNOWN_EXPECTED_MS = 60_000;
+
+export interface WaitForJobOptions {
+	/** Give up after this long (default 10 minutes); the error names the job id. */
+	timeoutMs?: number;
+	signal?: AbortSignalLike;
+	/** Expected render time (from generateVideo); decides when to take the first look. */
+	expectedMs?: number;
+	/** When the job was created, if earlier than now. */
+	createdAtMs?: number;
+	/** Called with each look at a still-running job. */
+	onProgress?: (job: JobRecord) => void;
+}
+
+/**
+ * Polls a job until it is done, spending as few requests as the schedule allows. Resolves with
+ * the done job; a failed job rejects with JobFailedError, the deadline or a cancel with
+ * TimeoutError (both naming the job id so a later Get Job can pick it up).
+ */
+export async function waitForJob(
+	runtime: ApiRuntime,
+	jobId: string,
+	options: WaitForJobOptions = {},
+): Promise<JobRecord> {
+	const { clock, random } = runtime;
+	const startedAt = clock.now();
+	const createdAt = Math.min(options.createdAtMs ?? startedAt, startedAt);
+	const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+	const deadline = startedAt + timeoutMs;
+	const expectedMs = options.expectedMs ?? UNKNOWN_EXPECTED_MS;
+	let progress: number | undefined;
+
+	for (let attempt = 0; ; attempt++) {
+		const now = clock.now();
+		const delay = nextPollDelayMs({ attempt, expectedMs, elapsedMs: now - createdAt, progress, random });
+		const lastLook = now + delay >= deadline;
+		await pause(runtime, Math.min(delay, deadline - now), jobId, options.signal);
+		const job = await getJob(runtime, jobId, { signal: options.signal });
+		if (job.status === 'done') return job;
+		if (job.status === 'failed') throw jobFailedError(job);
+		progress = job.progress;
+		options.onProgress?.(job);
+		if (lastLook) {
+			throw new TimeoutError(
+				`Omni Video job ${jobId} is still ${job.rawStatus || 'running'} after ` +
+					`${Math.round(timeoutMs / 1000)} s of waiting. It goes on rendering: look it up ` +
+					'later with Get Job and this job id, or raise the timeout.',
+				{ jobId, code: 'wait_timeout' },
+			);
+		}
+	}
+}
+
+async function pause(
+	runtime: ApiRuntime,
+	ms: number,
+	jobId: string,
+	signal: AbortSignalLike | undefined,
+): Promise<void> {
+	if (signal?.aborted) throw cancelled(jobId);
+	if (ms <= 0) return;
+	try {
+		await runtime.sleep(ms, signal);
+	} catch (error) {
+		if (signal?.aborted) throw cancelled(jobId);
+		throw error;
+	}
+}
+
+function cancelled(jobId: string): TimeoutError {
+	return new TimeoutError(
+		`Waiting for Omni Video job ${jobId} was cancelled. The job goes on: look it up later with Get Job.`,
+		{ jobId, code: 'cancelled' },
+	);
+}

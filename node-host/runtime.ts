@@ -1,0 +1,43 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev tooling, never shipped in the n8n package */
+import type { Clock, Random, Sleep } from '../core/transport';
+import { createOmniVideoClient, type OmniVideoClient } from '../core/client';
+import { keyFingerprint } from '../core/idempotency';
+import { PLANS, type PlanLimits, type PlanName } from '../core/types';
+import { createAxiosTransport } from './axiosTransport';
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** Real time, cancellable: rejects with the signal's reason when it aborts. */
+export const realSleep: Sleep = (ms, signal) =>
+	new Promise<void>((resolve, reject) => {
+		if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
+		const onAbort = () => {
+			clearTimeout(timer);
+			reject(signal?.reason ?? new Error('aborted'));
+		};
+		const timer = setTimeout(() => {
+			signal?.removeEventListener('abort', onAbort);
+			resolve();
+		}, ms);
+		signal?.addEventListener('abort', onAbort);
+	});
+
+export const mathRandom: Random = () => Math.random();
+
+/** A core client on the plain Node host, for tools, tests and benchmarks. */
+export function createNodeClient(options: {
+	baseUrl: string;
+	apiKey: string;
+	plan?: PlanName | PlanLimits;
+}): OmniVideoClient {
+	const limits = typeof options.plan === 'object' ? options.plan : PLANS[options.plan ?? 'pro'];
+	return createOmniVideoClient({
+		baseUrl: options.baseUrl,
+		transport: createAxiosTransport(options),
+		clock: systemClock,
+		sleep: realSleep,
+		random: mathRandom,
+		limits,
+		limiterKey: keyFingerprint(options.apiKey, options.baseUrl),
+	});
+}
