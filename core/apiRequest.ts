@@ -1,6 +1,6 @@
 import type { ClientContext, HttpMethod, HttpResponse, AbortSignalLike } from './transport';
 import type { RateLimiter } from './limiter';
-import { throwIfAborted } from './limiter';
+import { sleepUnlessCancelled, throwIfAborted } from './cancellation';
 import { TransportFailure } from './errors';
 import { errorFromResponse, errorFromTransportFailure, parseRetryAfter, type Operation } from './httpErrors';
 import { parseErrorBody } from './parse';
@@ -54,7 +54,7 @@ export async function callApi(runtime: ApiRuntime, call: ApiCall): Promise<HttpR
 	if (isCreate) headers['Idempotency-Key'] = call.idempotencyKey as string;
 
 	for (let attempt = 0; ; attempt++) {
-		throwIfAborted(call.signal, 'The request');
+		throwIfAborted(call.signal, 'The request', call.jobId);
 		await limiter.acquireRequest(call.signal);
 		const backoff = () => BACKOFF_BASE_MS * 2 ** attempt * (0.5 + random());
 		let response: HttpResponse;
@@ -72,7 +72,7 @@ export async function callApi(runtime: ApiRuntime, call: ApiCall): Promise<HttpR
 			const retryable = error.failure === 'refused' || (!isCreate && error.failure !== 'aborted');
 			const wait = backoff();
 			if (retryable && attempt < MAX_SAFE_RETRIES && clock.now() + wait < giveUpAt) {
-				await sleep(wait, call.signal);
+				await sleepUnlessCancelled(sleep, wait, call.signal, 'The request', call.jobId);
 				continue;
 			}
 			throw errorFromTransportFailure(error, context());
@@ -93,13 +93,13 @@ export async function callApi(runtime: ApiRuntime, call: ApiCall): Promise<HttpR
 		// and asking again with the same key is safe.
 		const code = parseErrorBody(response.body).code;
 		if (response.status === 409 && code === 'idempotency_conflict' && attempt < MAX_SAFE_RETRIES) {
-			await sleep(backoff(), call.signal);
+			await sleepUnlessCancelled(sleep, backoff(), call.signal, 'The request', call.jobId);
 			continue;
 		}
 		if (response.status >= 500 && !isCreate && attempt < MAX_SAFE_RETRIES) {
 			const wait = backoff();
 			if (clock.now() + wait < giveUpAt) {
-				await sleep(wait, call.signal);
+				await sleepUnlessCancelled(sleep, wait, call.signal, 'The request', call.jobId);
 				continue;
 			}
 		}

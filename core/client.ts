@@ -9,11 +9,14 @@ import { waitForJob, type WaitForJobOptions } from './waitForJob';
 import { handleCallback, type CallbackOutcome, type CallbackRequest } from './callback';
 import { callApi } from './apiRequest';
 import { AuthError, NotFoundError } from './errors';
+import { redactingTransport } from './redact';
 
 export interface OmniVideoClientConfig extends ClientContext {
 	limits: PlanLimits;
 	/** Names the API key without holding it (see keyFingerprint): keys sharing it share limits. */
 	limiterKey: string;
+	/** Strings (the API key) to mask in everything read from the network. */
+	redact?: readonly string[];
 }
 
 export interface OmniVideoClient {
@@ -37,7 +40,7 @@ export const CREDENTIAL_CHECK_JOB_ID = 'job_credential_check';
 export function createOmniVideoClient(config: OmniVideoClientConfig): OmniVideoClient {
 	const runtime: ApiRuntime = {
 		baseUrl: config.baseUrl.replace(/\/+$/, ''),
-		transport: config.transport,
+		transport: redactingTransport(config.transport, config.redact ?? []),
 		clock: config.clock,
 		sleep: config.sleep,
 		random: config.random,

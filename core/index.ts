@@ -23,3 +23,4 @@ export {
 	type OmniVideoClient,
 	type OmniVideoClientConfig,
 } from './client';
+export { redactSecrets, redactingTransport } from './redact';

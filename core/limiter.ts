@@ -1,6 +1,6 @@
 import type { AbortSignalLike, Clock, Sleep } from './transport';
 import type { PlanLimits } from './types';
-import { TimeoutError } from './errors';
+import { sleepUnlessCancelled, throwIfAborted } from './cancellation';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -23,12 +23,6 @@ interface ActiveJob {
 	jobId?: string;
 	/** When the slot frees itself if nobody reports the job's end. */
 	expiresAtMs: number;
-}
-
-export function throwIfAborted(signal: AbortSignalLike | undefined, what: string): void {
-	if (signal?.aborted) {
-		throw new TimeoutError(`${what} was cancelled.`, { code: 'cancelled' });
-	}
 }
 
 /**
@@ -123,7 +117,7 @@ export class RateLimiter {
 				this.hourLog.push(now);
 				return;
 			}
-			await this.sleep(waitMs, signal);
+			await sleepUnlessCancelled(this.sleep, waitMs, signal, 'Waiting for the plan’s request budget');
 		}
 	}
 
@@ -159,7 +153,8 @@ export class RateLimiter {
 			if (this.active.size < this.limits.concurrentJobs) return this.reserve(now);
 			let nextExpiry = Infinity;
 			for (const job of this.active) nextExpiry = Math.min(nextExpiry, job.expiresAtMs);
-			await this.sleep(Math.max(1, Math.min(nextExpiry - now, SLOT_RECHECK_MS)), signal);
+			const waitMs = Math.max(1, Math.min(nextExpiry - now, SLOT_RECHECK_MS));
+			await sleepUnlessCancelled(this.sleep, waitMs, signal, 'Waiting for a free job slot');
 		}
 	}
 

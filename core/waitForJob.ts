@@ -5,6 +5,7 @@ import { getJob } from './getJob';
 import { nextPollDelayMs } from './pollSchedule';
 import { jobFailedError } from './jobOutcome';
 import { TimeoutError } from './errors';
+import { sleepUnlessCancelled } from './cancellation';
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 10 * 60_000;
 /** Used when nothing is known of the job's size: the middle of the spec's 30–90 s. */
@@ -44,7 +45,8 @@ export async function waitForJob(
 		const now = clock.now();
 		const delay = nextPollDelayMs({ attempt, expectedMs, elapsedMs: now - createdAt, progress, random });
 		const lastLook = now + delay >= deadline;
-		await pause(runtime, Math.min(delay, deadline - now), jobId, options.signal);
+		const what = `Waiting for Omni Video job ${jobId}`;
+		await sleepUnlessCancelled(runtime.sleep, Math.min(delay, deadline - now), options.signal, what, jobId);
 		const job = await getJob(runtime, jobId, { signal: options.signal });
 		if (job.status === 'done') return job;
 		if (job.status === 'failed') throw jobFailedError(job);
@@ -59,27 +61,4 @@ export async function waitForJob(
 			);
 		}
 	}
-}
-
-async function pause(
-	runtime: ApiRuntime,
-	ms: number,
-	jobId: string,
-	signal: AbortSignalLike | undefined,
-): Promise<void> {
-	if (signal?.aborted) throw cancelled(jobId);
-	if (ms <= 0) return;
-	try {
-		await runtime.sleep(ms, signal);
-	} catch (error) {
-		if (signal?.aborted) throw cancelled(jobId);
-		throw error;
-	}
-}
-
-function cancelled(jobId: string): TimeoutError {
-	return new TimeoutError(
-		`Waiting for Omni Video job ${jobId} was cancelled. The job goes on: look it up later with Get Job.`,
-		{ jobId, code: 'cancelled' },
-	);
 }

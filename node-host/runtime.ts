@@ -39,5 +39,6 @@ export function createNodeClient(options: {
 		random: mathRandom,
 		limits,
 		limiterKey: keyFingerprint(options.apiKey, options.baseUrl),
+		redact: [options.apiKey],
 	});
 }
