@@ -2,6 +2,7 @@ import type { ClientContext, HttpMethod, HttpResponse, AbortSignalLike } from '.
 import type { RateLimiter } from './limiter';
 import { sleepUnlessCancelled, throwIfAborted } from './cancellation';
 import { TransportFailure } from './errors';
+import { settle } from './settle';
 import { errorFromResponse, errorFromTransportFailure, parseRetryAfter, type Operation } from './httpErrors';
 import { parseErrorBody } from './parse';
 
@@ -57,26 +58,29 @@ export async function callApi(runtime: ApiRuntime, call: ApiCall): Promise<HttpR
 		throwIfAborted(call.signal, 'The request', call.jobId);
 		await limiter.acquireRequest(call.signal);
 		const backoff = () => BACKOFF_BASE_MS * 2 ** attempt * (0.5 + random());
-		let response: HttpResponse;
-		try {
-			response = await runtime.transport.api({
+		const sent = await settle(
+			runtime.transport.api({
 				method: call.method,
 				url: runtime.baseUrl + call.path,
 				headers,
 				body: call.body,
 				timeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
 				signal: call.signal,
-			});
-		} catch (error) {
-			if (!(error instanceof TransportFailure)) throw error;
-			const retryable = error.failure === 'refused' || (!isCreate && error.failure !== 'aborted');
+			}),
+		);
+		if (!sent.ok) {
+			const failure = sent.error;
+			if (!(failure instanceof TransportFailure)) throw failure;
+			throwIfAborted(call.signal, 'The request', call.jobId);
+			const retryable = failure.failure === 'refused' || (!isCreate && failure.failure !== 'aborted');
 			const wait = backoff();
 			if (retryable && attempt < MAX_SAFE_RETRIES && clock.now() + wait < giveUpAt) {
 				await sleepUnlessCancelled(sleep, wait, call.signal, 'The request', call.jobId);
 				continue;
 			}
-			throw errorFromTransportFailure(error, context());
+			throw errorFromTransportFailure(failure, context());
 		}
+		const response: HttpResponse = sent.value;
 		limiter.observeHeaders(response.headers);
 		if (response.status >= 200 && response.status < 300) return response;
 

@@ -5,6 +5,7 @@ import { verifyWebhookSignature } from './signature';
 import { getJob } from './getJob';
 import { isTerminal } from './jobOutcome';
 import { NotFoundError } from './errors';
+import { settle } from './settle';
 
 export interface CallbackRequest {
 	headers: Record<string, string | string[] | undefined>;
@@ -70,10 +71,9 @@ export async function handleCallback(
 		deliveryId = check.webhookId;
 	}
 	if (!request.secret || request.alwaysConfirm) {
-		try {
-			job = await getJob(runtime, claimed.id);
-		} catch (error) {
-			if (!(error instanceof NotFoundError)) throw error;
+		const lookup = await settle(getJob(runtime, claimed.id));
+		if (!lookup.ok) {
+			if (!(lookup.error instanceof NotFoundError)) throw lookup.error;
 			return {
 				accepted: false,
 				status: 404,
@@ -81,6 +81,7 @@ export async function handleCallback(
 				jobId: claimed.id,
 			};
 		}
+		job = lookup.value;
 		confirmedBy = 'lookup';
 	}
 	if (!isTerminal(job)) {

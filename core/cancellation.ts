@@ -1,5 +1,6 @@
 import type { AbortSignalLike, Sleep } from './transport';
 import { TimeoutError } from './errors';
+import { settle } from './settle';
 
 /** The error every cancelled wait ends in; with a job id it says how to pick the job up later. */
 export function cancelledError(what: string, jobId?: string): TimeoutError {
@@ -21,10 +22,7 @@ export async function sleepUnlessCancelled(
 ): Promise<void> {
 	throwIfAborted(signal, what, jobId);
 	if (ms <= 0) return;
-	try {
-		await sleep(ms, signal);
-	} catch (error) {
-		throwIfAborted(signal, what, jobId);
-		throw error;
-	}
+	const slept = await settle(sleep(ms, signal));
+	throwIfAborted(signal, what, jobId);
+	if (!slept.ok) throw slept.error;
 }

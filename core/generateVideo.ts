@@ -3,8 +3,8 @@ import { callApi } from './apiRequest';
 import type { AbortSignalLike } from './transport';
 import type { GenerateVideoInput, GenerateVideoRequest, GenerationMode, JobRecord } from './types';
 import { generationMode, validateGenerateInput } from './validate';
-import { parseJob } from './parse';
-import { TransportError, isOmniVideoError } from './errors';
+import { isJobBody, parseJob } from './parse';
+import { TransportError } from './errors';
 import { expectedRenderSeconds } from './estimate';
 import { newIdempotencyKey } from './idempotency';
 
@@ -42,6 +42,7 @@ export async function generateVideo(
 	const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey(runtime.random);
 	const expectedMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;
 	const slot = await runtime.limiter.acquireJobSlot(options.signal);
+	let created = false;
 	try {
 		const response = await callApi(runtime, {
 			operation: 'generate',
@@ -52,8 +53,10 @@ export async function generateVideo(
 			signal: options.signal,
 		});
 		const job = readCreatedJob(response.body, idempotencyKey);
-		if (job.status === 'done' || job.status === 'failed') slot.release();
-		else slot.bind(job.id, runtime.clock.now() + expectedMs);
+		if (job.status !== 'done' && job.status !== 'failed') {
+			slot.bind(job.id, runtime.clock.now() + expectedMs);
+			created = true;
+		}
 		return {
 			job,
 			request,
@@ -62,18 +65,15 @@ export async function generateVideo(
 			replayed: response.headers['idempotent-replayed'] === 'true',
 			expectedMs,
 		};
-	} catch (error) {
-		slot.release();
-		throw error;
+	} finally {
+		// A failed create, or a job already finished, holds no place among the running jobs.
+		if (!created) slot.release();
 	}
 }
 
 /** An accepted create whose body cannot be read still created a job: say how to find it. */
 function readCreatedJob(body: unknown, idempotencyKey: string): JobRecord {
-	try {
-		return parseJob(body);
-	} catch (error) {
-		if (!isOmniVideoError(error)) throw error;
+	if (!isJobBody(body)) {
 		throw new TransportError(
 			'The Omni Video API accepted the job but its answer could not be read, so the job id is ' +
 				'unknown. Check your Omni Video dashboard before running again; rerunning with the same ' +
@@ -82,4 +82,5 @@ function readCreatedJob(body: unknown, idempotencyKey: string): JobRecord {
 			{ idempotencyKey, code: 'malformed_response' },
 		);
 	}
+	return parseJob(body);
 }

@@ -67,6 +67,12 @@ function resultUrlsOf(job: Json): string[] {
 	return single ? [single] : [];
 }
 
+/** Whether a body can be read as a job record (without a fallback id). */
+export function isJobBody(body: unknown): boolean {
+	const job = unwrap(body);
+	return job !== undefined && firstString(job.id, job.jobId, job.job_id) !== undefined;
+}
+
 /** Reads a job record in any spelling the contract lists; throws TransportError if it is none. */
 export function parseJob(body: unknown, fallbackId?: string): JobRecord {
 	const job = unwrap(body);

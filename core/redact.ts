@@ -1,5 +1,6 @@
 import type { HttpResponse, SendRequest, Transport } from './transport';
 import { TransportFailure } from './errors';
+import { settle } from './settle';
 
 const MASK = '[redacted]';
 
@@ -30,15 +31,15 @@ export function redactingTransport(transport: Transport, secrets: readonly strin
 	const wrap =
 		(send: SendRequest): SendRequest =>
 		async (request) => {
-			let response: HttpResponse;
-			try {
-				response = await send(request);
-			} catch (error) {
-				if (error instanceof TransportFailure) {
-					throw new TransportFailure(error.failure, redactSecrets(error.message, secrets));
+			const sent = await settle(send(request));
+			if (!sent.ok) {
+				const failure = sent.error;
+				if (failure instanceof TransportFailure) {
+					throw new TransportFailure(failure.failure, redactSecrets(failure.message, secrets));
 				}
-				throw error;
+				throw failure;
 			}
+			const response: HttpResponse = sent.value;
 			return {
 				status: response.status,
 				headers: redactSecrets(response.headers, secrets),

@@ -5,6 +5,7 @@ import type { UploadImageInput } from './types';
 import { validateUploadInput } from './validate';
 import { parseUploadTicket } from './parse';
 import { TransportFailure } from './errors';
+import { settle } from './settle';
 import { errorFromResponse, errorFromTransportFailure } from './httpErrors';
 
 export interface UploadedFile {
@@ -38,20 +39,21 @@ export async function uploadImage(
 	});
 	const ticket = parseUploadTicket(response.body);
 	const context = () => ({ operation: 'uploadPut' as const, nowMs: runtime.clock.now() });
-	let put;
-	try {
-		put = await runtime.transport.plain({
+	const sent = await settle(
+		runtime.transport.plain({
 			method: ticket.method as HttpMethod,
 			url: ticket.uploadUrl,
 			headers: { 'Content-Type': file.contentType, ...ticket.headers },
 			body: file.data,
 			timeoutMs: UPLOAD_TIMEOUT_MS,
 			signal: options.signal,
-		});
-	} catch (error) {
-		if (error instanceof TransportFailure) throw errorFromTransportFailure(error, context());
-		throw error;
+		}),
+	);
+	if (!sent.ok) {
+		if (sent.error instanceof TransportFailure) throw errorFromTransportFailure(sent.error, context());
+		throw sent.error;
 	}
+	const put = sent.value;
 	if (put.status < 200 || put.status >= 300) throw errorFromResponse(put, context());
 	return {
 		fileUrl: ticket.fileUrl,

@@ -1,7 +1,7 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev tooling, never shipped in the n8n package */
 import axios, { type AxiosRequestConfig, isAxiosError } from 'axios';
 import type { HttpRequest, HttpResponse, SendRequest, Transport } from '../core/transport';
 import { TransportFailure, type TransportFailureKind } from '../core/errors';
+import { settle } from '../core/settle';
 
 /**
  * The plain Node transport (tests, sandbox tools, demo, bench): axios with every status passed
@@ -37,12 +37,10 @@ async function send(request: HttpRequest, authHeaders: Record<string, string>): 
 		maxBodyLength: Infinity,
 		maxContentLength: Infinity,
 	};
-	try {
-		const response = await axios.request<string>(config);
-		return { status: response.status, headers: lowerCaseHeaders(response.headers), body: parseBody(response.data) };
-	} catch (error) {
-		throw new TransportFailure(failureKind(error), describe(error));
-	}
+	const sent = await settle(axios.request<string>(config));
+	if (!sent.ok) throw new TransportFailure(failureKind(sent.error), describe(sent.error));
+	const response = sent.value;
+	return { status: response.status, headers: lowerCaseHeaders(response.headers), body: parseBody(response.data) };
 }
 
 function parseBody(text: string | undefined): unknown {

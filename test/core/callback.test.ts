@@ -1,7 +1,8 @@
+import vector from '../fixtures/webhook-test-vector.json';
 import { fakeClient } from '../support/coreHarness';
 import { signWebhook } from '../../core/signature';
 
-const SECRET = 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXR0ZXN0c2VjcmV0MTI=';
+const SECRET = vector.secret;
 
 function signed(body: string, nowMs: number, id = 'msg_1'): Record<string, string> {
 	const ts = Math.floor(nowMs / 1000);

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test tooling, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test tooling, never shipped */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
@@ -7,7 +7,7 @@ import { createAxiosTransport } from '../../node-host/axiosTransport';
 import { createOmniVideoClient } from '../../core/client';
 import { PLANS } from '../../core/types';
 
-const KEY = 'omni_live_s3cr3t_KEY_1234567890';
+const KEY = 'omni_dummy_s3cr3t_1234567890';
 
 /** A hostile service that echoes the Authorization header back in every way it can. */
 function echoingServer(): Promise<{ url: string; close: () => Promise<void>; seenAuth: string[] }> {
