@@ -1,0 +1,119 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev tooling, never shipped in the n8n package */
+import type { VirtualClock } from './clock';
+import type { JobRecordJson, SandboxJob } from './jobs';
+import { newId } from './httpUtil';
+import { standardWebhookSignature } from './signing';
+
+/** Contract: retries at 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (virtual time). */
+export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+const RESPONSE_DEADLINE_MS = 15_000;
+/** Even at high speed factors a local receiver gets this long (real) to answer. */
+const MIN_REAL_DEADLINE_MS = 2_000;
+
+export interface CallbackAttempt {
+	jobId: string;
+	url: string;
+	webhookId: string;
+	attempt: number;
+	at: string;
+	status?: number;
+	error?: string;
+	outcome: 'delivered' | 'retrying' | 'stopped-by-410' | 'gave-up';
+}
+
+interface Delivery {
+	job: SandboxJob;
+	url: string;
+	webhookId: string;
+	body: string;
+}
+
+/** Signed, at-least-once delivery of each terminal transition to the job's callbackUrl. */
+export class Callbacks {
+	readonly attempts: CallbackAttempt[] = [];
+	private cancels: Array<() => void> = [];
+	private inFlight = new Set<AbortController>();
+
+	constructor(
+		private readonly clock: VirtualClock,
+		private readonly secret: () => string,
+	) {}
+
+	deliver(job: SandboxJob, record: JobRecordJson): void {
+		if (!job.body.callbackUrl) return;
+		const delivery: Delivery = { job, url: job.body.callbackUrl, webhookId: newId('msg'), body: JSON.stringify(record) };
+		const copies = job.duplicateCallbacks ? 2 : 1;
+		for (let i = 0; i < copies; i++) this.schedule(delivery, 0, job.callbackDelayMs);
+	}
+
+	close(): void {
+		for (const cancel of this.cancels) cancel();
+		this.cancels = [];
+		for (const controller of this.inFlight) controller.abort();
+	}
+
+	reset(): void {
+		this.close();
+		this.attempts.length = 0;
+	}
+
+	private schedule(delivery: Delivery, attempt: number, delayMs: number): void {
+		this.cancels.push(this.clock.after(delayMs, () => void this.attempt(delivery, attempt)));
+	}
+
+	private async attempt(delivery: Delivery, attempt: number): Promise<void> {
+		// The timestamp is when the request is sent, in real time: receivers check it against their
+		// own clock, which the sandbox's speed factor does not move.
+		const timestamp = Math.floor(Date.now() / 1000);
+		const record: CallbackAttempt = {
+			jobId: delivery.job.id,
+			url: delivery.url,
+			webhookId: delivery.webhookId,
+			attempt: attempt + 1,
+			at: new Date(this.clock.now()).toISOString(),
+			outcome: 'retrying',
+		};
+		this.attempts.push(record);
+		const controller = new AbortController();
+		this.inFlight.add(controller);
+		const deadline = setTimeout(() => controller.abort(), Math.max(MIN_REAL_DEADLINE_MS, this.clock.realMs(RESPONSE_DEADLINE_MS)));
+		let retryAfterMs = 0;
+		try {
+			const response = await fetch(delivery.url, {
+				method: 'POST',
+				redirect: 'manual',
+				signal: controller.signal,
+				headers: {
+					'Content-Type': 'application/json',
+					'User-Agent': 'omni-video-sandbox',
+					'webhook-id': delivery.webhookId,
+					'webhook-timestamp': String(timestamp),
+					'webhook-signature': standardWebhookSignature(this.secret(), delivery.webhookId, timestamp, delivery.body),
+				},
+				body: delivery.body,
+			});
+			await response.arrayBuffer().catch(() => undefined);
+			record.status = response.status;
+			if (response.status >= 200 && response.status < 300) {
+				record.outcome = 'delivered';
+				return;
+			}
+			if (response.status === 410) {
+				record.outcome = 'stopped-by-410';
+				return;
+			}
+			const retryAfter = Number(response.headers.get('retry-after'));
+			if ((response.status === 429 || response.status === 503) && Number.isFinite(retryAfter)) retryAfterMs = retryAfter * 1000;
+		} catch (error) {
+			record.error = controller.signal.aborted ? 'no answer within 15 s' : (error as Error).message;
+		} finally {
+			clearTimeout(deadline);
+			this.inFlight.delete(controller);
+		}
+		if (attempt >= RETRY_SCHEDULE_MS.length) {
+			record.outcome = 'gave-up';
+			return;
+		}
+		this.schedule(delivery, attempt + 1, Math.max(RETRY_SCHEDULE_MS[attempt], retryAfterMs));
+	}
+}

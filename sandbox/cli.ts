@@ -1,0 +1,62 @@
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals -- the sandbox's command line prints for a person and reads process arguments; never shipped */
+import { startSandbox, type SandboxOptions } from './server';
+
+const HELP = `Omni Video sandbox: a local, faithful Omni Video API.
+
+Usage: npm run sandbox -- [options]
+  --port N               port on 127.0.0.1 (default 4010; 0 picks a free one)
+  --speed N              virtual time runs N times faster (default 1)
+  --insecure-callbacks   accept http:// callback URLs to loopback addresses
+  --config FILE          JSON config: accounts, keys, budgets, prices, limits (see sandbox/README.md)
+  --help                 this text`;
+
+function parseArgs(argv: string[]): SandboxOptions | 'help' {
+	const options: SandboxOptions = {};
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i];
+		const value = () => {
+			const next = argv[++i];
+			if (next === undefined) throw new Error(`${arg} needs a value`);
+			return next;
+		};
+		if (arg === '--help' || arg === '-h') return 'help';
+		else if (arg === '--port') options.port = Number(value());
+		else if (arg === '--speed') options.speed = Number(value());
+		else if (arg === '--insecure-callbacks') options.insecureCallbacks = true;
+		else if (arg === '--config') options.configFile = value();
+		else throw new Error(`Unknown option ${arg} (see --help)`);
+	}
+	return options;
+}
+
+async function main(): Promise<void> {
+	const options = parseArgs(process.argv.slice(2));
+	if (options === 'help') {
+		console.log(HELP);
+		return;
+	}
+	const sandbox = await startSandbox(options);
+	const { url, keys, webhookSecret, config } = sandbox;
+	console.log(`Omni Video sandbox listening on ${url}  (speed ×${config.speed}${config.insecureCallbacks ? ', insecure callbacks allowed' : ''})
+
+  Pro key:        ${keys.pro}
+  Premium key:    ${keys.premium}
+  Budget key:     ${keys.budget}   (Pro account, 200-credit budget)
+  Revoked key:    ${keys.revoked}
+  Webhook secret: ${webhookSecret}
+  Admin:          ${url}/__sandbox/requests · /jobs · /callbacks · /scenarios · /clock
+
+Try:
+  curl -s -X POST ${url}/api/v1/generate -H 'Authorization: Bearer ${keys.pro}' -H 'Content-Type: application/json' -d '{"model":"omni-video","prompt":"A red fox in the snow"}'
+`);
+	const stop = () => {
+		void sandbox.close().then(() => process.exit(0));
+	};
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+	console.error((error as Error).message);
+	process.exit(1);
+});

@@ -1,0 +1,86 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev tooling, never shipped in the n8n package */
+import { readFileSync } from 'node:fs';
+import { PLANS, type PlanLimits } from '../core/types';
+
+export interface KeyConfig {
+	key: string;
+	account: string;
+	/** Optional credit budget of this key. */
+	budget?: number;
+	revoked?: boolean;
+	/** Scenarios applied to every request made with this key. */
+	scenarios?: string[];
+	label?: string;
+}
+
+export interface AccountConfig {
+	id: string;
+	plan: 'pro' | 'premium' | 'none' | PlanLimits;
+	balance: number;
+	/** The user id in CDN paths. */
+	userId?: string;
+}
+
+export interface SandboxConfig {
+	port: number;
+	host: string;
+	speed: number;
+	/** Accept http:// callbacks to loopback hosts (local development and tests only). */
+	insecureCallbacks: boolean;
+	webhookSecret: string;
+	accounts: AccountConfig[];
+	keys: KeyConfig[];
+	/** Credits per output second, by resolution. */
+	prices: Record<'720P' | '1080P' | '4K', number>;
+	maxUploadBytes: number;
+	/** Size of the MP4 served in large-file mode (`?large=1` or the `large-output` scenario). */
+	largeFileBytes: number;
+	/** How long (real ms) `timeout-after-accept` holds the response before cutting the socket. */
+	holdMs: number;
+	/** Real ms added by `slow-response`. */
+	slowMs: number;
+	/** How many requests a `rate-limit-storm` refuses. */
+	stormLength: number;
+	/** Public base of the CDN; defaults to the sandbox's own URL. */
+	cdnUrl?: string;
+}
+
+/** Deterministic defaults so that the README's curl commands work as written. */
+export const DEFAULT_CONFIG: SandboxConfig = {
+	port: 4010,
+	host: '127.0.0.1',
+	speed: 1,
+	insecureCallbacks: false,
+	webhookSecret: 'whsec_c2FuZGJveC13ZWJob29rLXNlY3JldC0wMDAwMDA=',
+	accounts: [
+		{ id: 'acct_pro', plan: 'pro', balance: 100_000, userId: 'user_pro' },
+		{ id: 'acct_premium', plan: 'premium', balance: 100_000, userId: 'user_premium' },
+		{ id: 'acct_free', plan: 'none', balance: 0, userId: 'user_free' },
+	],
+	keys: [
+		{ key: 'omni_test_pro', account: 'acct_pro', label: 'Pro' },
+		{ key: 'omni_test_premium', account: 'acct_premium', label: 'Premium' },
+		{ key: 'omni_test_budget', account: 'acct_pro', budget: 200, label: 'Pro, budget 200' },
+		{ key: 'omni_test_revoked', account: 'acct_pro', revoked: true, label: 'revoked' },
+		{ key: 'omni_test_free', account: 'acct_free', label: 'no API access' },
+	],
+	prices: { '720P': 5, '1080P': 10, '4K': 25 },
+	maxUploadBytes: 20 * 1024 * 1024,
+	largeFileBytes: 64 * 1024 * 1024,
+	holdMs: 35_000,
+	slowMs: 2_000,
+	stormLength: 3,
+};
+
+export function planLimits(plan: AccountConfig['plan']): PlanLimits | undefined {
+	if (plan === 'none') return undefined;
+	return typeof plan === 'object' ? plan : PLANS[plan];
+}
+
+/** Defaults, overlaid with a JSON config file, overlaid with explicit options. */
+export function resolveConfig(options: Partial<SandboxConfig> & { configFile?: string } = {}): SandboxConfig {
+	const { configFile, ...explicit } = options;
+	const fromFile: Partial<SandboxConfig> = configFile ? JSON.parse(readFileSync(configFile, 'utf8')) : {};
+	const defined = Object.fromEntries(Object.entries(explicit).filter(([, v]) => v !== undefined));
+	return { ...DEFAULT_CONFIG, ...fromFile, ...defined };
+}

@@ -1,0 +1,77 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev tooling, never shipped in the n8n package */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+
+export type ErrorCode =
+	| 'invalid_request'
+	| 'prompt_too_long'
+	| 'invalid_resolution'
+	| 'invalid_duration'
+	| 'invalid_model'
+	| 'conflicting_inputs'
+	| 'invalid_callback_url'
+	| 'unauthorized'
+	| 'insufficient_credits'
+	| 'key_budget_exceeded'
+	| 'forbidden'
+	| 'not_found'
+	| 'idempotency_conflict'
+	| 'file_too_large'
+	| 'idempotency_key_reused'
+	| 'rate_limited'
+	| 'concurrency_limited'
+	| 'internal'
+	| 'unavailable'
+	| 'range_not_satisfiable';
+
+export function newId(prefix: string): string {
+	return `${prefix}_${randomBytes(9).toString('base64url')}`;
+}
+
+/** A response decided but not yet written: scenarios may still delay, corrupt or drop it. */
+export interface Reply {
+	status: number;
+	headers: Record<string, string>;
+	body?: unknown;
+}
+
+export function jsonReply(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
+	return { status, headers, body };
+}
+
+export function errorReply(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): Reply {
+	return { status, headers, body: { error: { code, message } } };
+}
+
+/** Writes a reply, filling in the request id that every response carries. */
+export function send(res: ServerResponse, reply: Reply, requestId: string, rawBody?: string): void {
+	let body = reply.body;
+	if (body && typeof body === 'object' && 'error' in body) {
+		const error = (body as { error: Record<string, unknown> }).error;
+		body = { error: { ...error, requestId } };
+	}
+	const text = rawBody ?? (body === undefined ? '' : JSON.stringify(body));
+	res.writeHead(reply.status, {
+		...(text ? { 'Content-Type': 'application/json' } : {}),
+		'X-Request-Id': requestId,
+		...reply.headers,
+	});
+	res.end(text);
+}
+
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of req) {
+		size += (chunk as Buffer).length;
+		if (size > limit) return 'too_large';
+		chunks.push(chunk as Buffer);
+	}
+	return Buffer.concat(chunks);
+}
+
+export function bearerKey(req: IncomingMessage): string | undefined {
+	const header = req.headers.authorization;
+	const match = header?.match(/^Bearer\s+(.+)$/i);
+	return match?.[1].trim();
+}

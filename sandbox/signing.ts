@@ -1,0 +1,11 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev tooling, never shipped in the n8n package */
+import { createHmac } from 'node:crypto';
+
+/**
+ * The sandbox's own Standard Webhooks signer, written apart from core's verifier on purpose:
+ * each checks the other, and both are pinned by the contract's test vector.
+ */
+export function standardWebhookSignature(secret: string, id: string, timestamp: number, body: string): string {
+	const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+	return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}

@@ -1,0 +1,66 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev tooling, never shipped in the n8n package */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { newId } from './httpUtil';
+
+const EXPIRY_MS = 3_600_000;
+
+export interface UploadTicketRecord {
+	token: string;
+	filename: string;
+	contentType: string;
+	size: number;
+	expiresAt: number;
+	data?: Buffer;
+}
+
+/** Pre-signed, expiring upload URLs and the files PUT to them (in memory). */
+export class Uploads {
+	readonly tickets = new Map<string, UploadTicketRecord>();
+	private readonly signingKey = randomBytes(32);
+
+	create(filename: string, contentType: string, size: number, now: number): UploadTicketRecord {
+		const ticket: UploadTicketRecord = { token: newId('upl'), filename, contentType, size, expiresAt: now + EXPIRY_MS };
+		this.tickets.set(ticket.token, ticket);
+		return ticket;
+	}
+
+	signature(ticket: UploadTicketRecord): string {
+		return createHmac('sha256', this.signingKey)
+			.update(`${ticket.token}.${Math.floor(ticket.expiresAt / 1000)}.${ticket.contentType}`)
+			.digest('base64url');
+	}
+
+	uploadPath(ticket: UploadTicketRecord): string {
+		const expires = Math.floor(ticket.expiresAt / 1000);
+		return `/__uploads/${ticket.token}?expires=${expires}&signature=${this.signature(ticket)}`;
+	}
+
+	filePath(ticket: UploadTicketRecord): string {
+		return `/files/${ticket.token}/${encodeURIComponent(ticket.filename)}`;
+	}
+
+	/** Why a PUT is refused, or undefined when it may store its bytes. */
+	checkPut(token: string, query: URLSearchParams, contentType: string | undefined, now: number): string | undefined {
+		const ticket = this.tickets.get(token);
+		if (!ticket) return 'unknown upload URL';
+		const given = Buffer.from(query.get('signature') ?? '');
+		const expected = Buffer.from(this.signature(ticket));
+		if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'signature does not match';
+		if (now > ticket.expiresAt) return 'the upload URL has expired';
+		if ((contentType ?? '').split(';')[0].trim().toLowerCase() !== ticket.contentType) {
+			return `Content-Type must be ${ticket.contentType}, as requested for the ticket`;
+		}
+		return undefined;
+	}
+
+	/** The stored file behind a fileUrl path, if it was uploaded. */
+	fileAt(pathname: string): UploadTicketRecord | undefined {
+		const match = pathname.match(/^\/files\/([^/]+)\/[^/]+$/);
+		const ticket = match ? this.tickets.get(match[1]) : undefined;
+		return ticket?.data ? ticket : undefined;
+	}
+
+	reset(): void {
+		this.tickets.clear();
+	}
+}
