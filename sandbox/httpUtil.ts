@@ -33,6 +33,8 @@ export interface Reply {
 	status: number;
 	headers: Record<string, string>;
 	body?: unknown;
+	/** An error body, which gets the request id written into it. */
+	isError?: boolean;
 }
 
 export function jsonReply(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
@@ -40,13 +42,13 @@ export function jsonReply(status: number, body: unknown, headers: Record<string,
 }
 
 export function errorReply(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): Reply {
-	return { status, headers, body: { error: { code, message } } };
+	return { status, headers, body: { error: { code, message } }, isError: true };
 }
 
 /** Writes a reply, filling in the request id that every response carries. */
 export function send(res: ServerResponse, reply: Reply, requestId: string, rawBody?: string): void {
 	let body = reply.body;
-	if (body && typeof body === 'object' && 'error' in body) {
+	if (reply.isError) {
 		const error = (body as { error: Record<string, unknown> }).error;
 		body = { error: { ...error, requestId } };
 	}
