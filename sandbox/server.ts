@@ -95,7 +95,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		return undefined;
 	}
 
-	function generate(key: ApiKey, body: unknown, scenarios: Set<ScenarioName>, idempotencyKey?: string): Reply {
+	async function generate(key: ApiKey, body: unknown, scenarios: Set<ScenarioName>, idempotencyKey?: string): Promise<Reply> {
 		const checked = validateGenerateBody(body, config.insecureCallbacks);
 		if (isReply(checked)) return checked;
 		const limits = key.account.limits;
@@ -107,6 +107,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			if (seen.kind === 'conflict') return errorReply(409, 'idempotency_conflict', 'A request with this Idempotency-Key is still in flight.');
 			if (seen.kind === 'reused') return errorReply(422, 'idempotency_key_reused', 'This Idempotency-Key was used for a different request.');
 		}
+		// A slow service is slow while it works: the key stays in flight meanwhile.
+		if (scenarios.has('slow-response')) await later(config.slowMs);
 		const reply = createJob(key, checked, scenarios, limits.concurrentJobs);
 		if (idempotencyKey) idempotency.finish(scope, idempotencyKey, reply.status === 202 ? reply : undefined);
 		if (reply.status === 202 && scenarios.has('error-500-after-create')) {
@@ -233,7 +235,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		const method = req.method ?? 'GET';
 		const jobMatch = url.pathname.match(/^\/api\/v1\/jobs\/([^/]+)$/);
 		if (!bodyIsJson) reply = errorReply(400, 'invalid_request', 'The body is not valid JSON.');
-		else if (method === 'POST' && url.pathname === '/api/v1/generate') reply = generate(key, body, scenarios, idempotencyKey);
+		else if (method === 'POST' && url.pathname === '/api/v1/generate') reply = await generate(key, body, scenarios, idempotencyKey);
 		else if (method === 'POST' && url.pathname === '/api/upload') reply = upload(key, body, idempotencyKey);
 		else if (method === 'GET' && jobMatch) {
 			const job = jobs.find(decodeURIComponent(jobMatch[1]), key.account.id);
@@ -242,7 +244,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		reply = { ...reply, headers: { ...rateHeaders(key), ...reply.headers } };
 
 		const accepted = reply.status === 202 || (reply.status === 500 && scenarios.has('error-500-after-create'));
-		if (scenarios.has('slow-response')) await later(config.slowMs);
+		const isGenerate = method === 'POST' && url.pathname === '/api/v1/generate';
+		if (scenarios.has('slow-response') && !isGenerate) await later(config.slowMs);
 		if (accepted && scenarios.has('reset-after-accept')) {
 			entry.status = 'reset';
 			req.socket.destroy();
