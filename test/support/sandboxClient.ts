@@ -17,9 +17,9 @@ export class CheckedHttp {
 		const key = options.key === undefined ? this.key : options.key;
 		const headers: Record<string, string> = { ...options.headers };
 		if (key) headers.Authorization = `Bearer ${key}`;
-		let body: string | Uint8Array | undefined;
+		let body: string | Blob | undefined;
 		if (options.body !== undefined) {
-			if (Buffer.isBuffer(options.body)) body = new Uint8Array(options.body);
+			if (Buffer.isBuffer(options.body)) body = new Blob([new Uint8Array(options.body)]);
 			else {
 				body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
 				headers['Content-Type'] ??= 'application/json';
