@@ -36,6 +36,8 @@ export class RateLimiter {
 	private blockedUntilMs = 0;
 	private readonly active = new Set<ActiveJob>();
 	private requestQueue: Promise<unknown> = Promise.resolve();
+	/** Wakes a caller waiting for a job slot as soon as a job ends, instead of at its next look. */
+	private wakeSlotWaiter: (() => void) | undefined;
 	private slotQueue: Promise<unknown> = Promise.resolve();
 
 	constructor(
@@ -72,6 +74,7 @@ export class RateLimiter {
 		for (const job of this.active) {
 			if (job.jobId === jobId) this.active.delete(job);
 		}
+		this.wakeSlotWaiter?.();
 	}
 
 	/** The service said to wait (429 with Retry-After): nobody on this key sends before then. */
@@ -80,24 +83,23 @@ export class RateLimiter {
 	}
 
 	/**
-	 * Reads X-RateLimit-Limit / -Remaining. When the service counts fewer requests left than we
-	 * do, someone else uses the key (another workflow, another process): we count their requests
-	 * too, as if sent now, so that we slow down before the service refuses us.
+	 * Reads X-RateLimit-Limit / -Remaining. When the service has counted more requests in the
+	 * window than we sent, someone else uses the key (another workflow, another process): we count
+	 * their requests too, as if sent now, so that we slow down before the service refuses us.
 	 */
 	observeHeaders(headers: Record<string, string>): void {
 		const limit = Number(headers['x-ratelimit-limit']);
 		const remaining = Number(headers['x-ratelimit-remaining']);
-		if (!Number.isFinite(limit) || !Number.isFinite(remaining) || headers['x-ratelimit-remaining'] === undefined) {
+		if (headers['x-ratelimit-remaining'] === undefined || !Number.isFinite(limit) || !Number.isFinite(remaining)) {
 			return;
 		}
-		const now = this.clock.now();
-		this.prune(now);
+		this.prune(this.clock.now());
 		const isHourWindow =
 			limit === this.limits.requestsPerHour && limit !== this.limits.requestsPerMinute;
 		const log = isHourWindow ? this.hourLog : this.minuteLog;
-		const ownLimit = isHourWindow ? this.limits.requestsPerHour : this.limits.requestsPerMinute;
-		const ourRemaining = ownLimit - log.length;
-		for (let missing = ourRemaining - remaining; missing > 0; missing--) log.push(now);
+		const usedByOthers = limit - remaining - log.length;
+		const now = this.clock.now();
+		for (let i = 0; i < usedByOthers; i++) log.push(now);
 	}
 
 	/** Requests counted in the last minute and hour, and jobs holding a slot (for tests and bench). */
@@ -154,7 +156,9 @@ export class RateLimiter {
 			let nextExpiry = Infinity;
 			for (const job of this.active) nextExpiry = Math.min(nextExpiry, job.expiresAtMs);
 			const waitMs = Math.max(1, Math.min(nextExpiry - now, SLOT_RECHECK_MS));
-			await sleepUnlessCancelled(this.sleep, waitMs, signal, 'Waiting for a free job slot');
+			const woken = new Promise<void>((resolve) => (this.wakeSlotWaiter = resolve));
+			await Promise.race([sleepUnlessCancelled(this.sleep, waitMs, signal, 'Waiting for a free job slot'), woken]);
+			this.wakeSlotWaiter = undefined;
 		}
 	}
 
@@ -171,6 +175,7 @@ export class RateLimiter {
 			},
 			release: () => {
 				this.active.delete(entry);
+				this.wakeSlotWaiter?.();
 			},
 		};
 	}

@@ -4,7 +4,8 @@ import type { JobRecord } from './types';
 import { getJob } from './getJob';
 import { nextPollDelayMs } from './pollSchedule';
 import { jobFailedError } from './jobOutcome';
-import { TimeoutError } from './errors';
+import { TimeoutError, TransportError } from './errors';
+import { settle } from './settle';
 import { sleepUnlessCancelled } from './cancellation';
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 10 * 60_000;
@@ -47,7 +48,13 @@ export async function waitForJob(
 		const lastLook = now + delay >= deadline;
 		const what = `Waiting for Omni Video job ${jobId}`;
 		await sleepUnlessCancelled(runtime.sleep, Math.min(delay, deadline - now), options.signal, what, jobId);
-		const job = await getJob(runtime, jobId, { signal: options.signal });
+		const looked = await settle(getJob(runtime, jobId, { signal: options.signal }));
+		// One unreadable answer is no reason to give up a job that is still rendering.
+		if (!looked.ok && !(looked.error instanceof TransportError && looked.error.failure === 'malformed' && !lastLook)) {
+			throw looked.error;
+		}
+		if (!looked.ok) continue;
+		const job = looked.value;
 		if (job.status === 'done') return job;
 		if (job.status === 'failed') throw jobFailedError(job);
 		progress = job.progress;
