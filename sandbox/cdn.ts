@@ -77,8 +77,13 @@ export async function serveVideo(req: IncomingMessage, res: ServerResponse, size
 		if (res.destroyed) return;
 		if (!res.write(chunk)) {
 			await new Promise<void>((resolve) => {
-				res.once('drain', resolve);
-				res.once('close', resolve);
+				const done = () => {
+					res.off('drain', done);
+					res.off('close', done);
+					resolve();
+				};
+				res.on('drain', done);
+				res.on('close', done);
 			});
 		}
 	}

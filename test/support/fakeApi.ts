@@ -38,7 +38,8 @@ export class FakeApi {
 
 	constructor(
 		private readonly clock: Clock,
-		private readonly limits: PlanLimits,
+		/** What the fake service enforces (may differ from what the client believes). */
+		public limits: PlanLimits,
 		readonly baseUrl = 'https://api.omni.test',
 	) {}
 
@@ -83,8 +84,10 @@ export class FakeApi {
 		}
 		if (!viaApi) return json(200, {});
 
-		const inMinute = this.apiRequests().filter((r) => r.at > now - 60_000).length;
-		const inHour = this.apiRequests().filter((r) => r.at > now - 3_600_000).length;
+		// Like the sandbox, refused requests do not count against the windows.
+		const counted = this.apiRequests().filter((r) => !this.rejected429.includes(r));
+		const inMinute = counted.filter((r) => r.at > now - 60_000).length;
+		const inHour = counted.filter((r) => r.at > now - 3_600_000).length;
 		if (inMinute > this.limits.requestsPerMinute || inHour > this.limits.requestsPerHour) {
 			this.rejected429.push(recorded);
 			return json(429, { error: { code: 'rate_limited', message: 'Too many requests', requestId: 'req_fake' } }, { 'retry-after': '10' });
