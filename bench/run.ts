@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run by people and CI, never shipped */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- benchmarks run by people and CI, never shipped */
 /**
  * `npm run bench`: measures what the README promises. Request counts and pacing run on virtual
  * time against the in-memory fake API (exact and repeatable); startup, throughput and memory run

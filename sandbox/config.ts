@@ -1,6 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev tooling, never shipped in the n8n package */
 import { readFileSync } from 'node:fs';
 import { PLANS, type PlanLimits } from '../core/types';
+import defaults from './default-config.json';
 
 export interface KeyConfig {
 	key: string;
@@ -45,32 +46,11 @@ export interface SandboxConfig {
 	cdnUrl?: string;
 }
 
-/** Deterministic defaults so that the README's curl commands work as written. */
-export const DEFAULT_CONFIG: SandboxConfig = {
-	port: 4010,
-	host: '127.0.0.1',
-	speed: 1,
-	insecureCallbacks: false,
-	webhookSecret: 'whsec_c2FuZGJveC13ZWJob29rLXNlY3JldC0wMDAwMDA=',
-	accounts: [
-		{ id: 'acct_pro', plan: 'pro', balance: 100_000, userId: 'user_pro' },
-		{ id: 'acct_premium', plan: 'premium', balance: 100_000, userId: 'user_premium' },
-		{ id: 'acct_free', plan: 'none', balance: 0, userId: 'user_free' },
-	],
-	keys: [
-		{ key: 'omni_test_pro', account: 'acct_pro', label: 'Pro' },
-		{ key: 'omni_test_premium', account: 'acct_premium', label: 'Premium' },
-		{ key: 'omni_test_budget', account: 'acct_pro', budget: 200, label: 'Pro, budget 200' },
-		{ key: 'omni_test_revoked', account: 'acct_pro', revoked: true, label: 'revoked' },
-		{ key: 'omni_test_free', account: 'acct_free', label: 'no API access' },
-	],
-	prices: { '720P': 5, '1080P': 10, '4K': 25 },
-	maxUploadBytes: 20 * 1024 * 1024,
-	largeFileBytes: 64 * 1024 * 1024,
-	holdMs: 35_000,
-	slowMs: 2_000,
-	stormLength: 3,
-};
+/**
+ * Deterministic defaults, kept as a config file of their own (the same format as --config), so
+ * that the README's curl commands work as written.
+ */
+export const DEFAULT_CONFIG: SandboxConfig = defaults as SandboxConfig;
 
 export function planLimits(plan: AccountConfig['plan']): PlanLimits | undefined {
 	if (plan === 'none') return undefined;

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev tooling, never shipped in the n8n package */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { newId } from './httpUtil';
 

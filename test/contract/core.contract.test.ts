@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test tooling, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test tooling, never shipped */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandbox, type Sandbox } from '../../sandbox';
@@ -51,10 +51,10 @@ beforeAll(async () => {
 			{ id: 'acct_pair', plan: { requestsPerMinute: 1_000, requestsPerHour: 10_000, concurrentJobs: 2 }, balance: 1_000_000 },
 		],
 		keys: [
-			{ key: 'omni_test_premium', account: 'acct_premium', label: 'Premium' },
+			{ key: 'omni_test_main', account: 'acct_premium', label: 'Premium' },
 			{ key: 'omni_test_budget', account: 'acct_premium', budget: 100, label: 'budget' },
 			{ key: 'omni_test_tiny', account: 'acct_tiny', label: 'tiny' },
-			{ key: 'omni_test_tiny_2', account: 'acct_tiny', label: 'tiny 2' },
+			{ key: 'omni_test_tiny2', account: 'acct_tiny', label: 'tiny 2' },
 			{ key: 'omni_test_free', account: 'acct_free', label: 'free' },
 			{ key: 'omni_test_pair', account: 'acct_pair', label: 'pair' },
 		],
@@ -63,7 +63,7 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 beforeEach(() => {
 	sandbox.reset();
-	client = sandboxClient(sandbox.url, 'omni_test_premium', PLANS.premium);
+	client = sandboxClient(sandbox.url, 'omni_test_main', PLANS.premium);
 });
 
 describe('core against the sandbox: jobs to done', () => {
@@ -151,7 +151,7 @@ describe('core against the sandbox: refusals', () => {
 	it('409 in flight: core waits and gets the original job', async () => {
 		const slow = client.generateVideo({ prompt: 'slow [sandbox:slow-response]' }, { idempotencyKey: 'idem_contract_2' });
 		await new Promise((resolve) => setImmediate(resolve));
-		const other = sandboxClient(sandbox.url, 'omni_test_premium', PLANS.premium);
+		const other = sandboxClient(sandbox.url, 'omni_test_main', PLANS.premium);
 		const second = await other.generateVideo({ prompt: 'slow [sandbox:slow-response]' }, { idempotencyKey: 'idem_contract_2' });
 		expect(second.job.id).toBe((await slow).job.id);
 		expect(sandbox.journal.some((e) => e.status === 409)).toBe(true);
@@ -171,7 +171,7 @@ describe('core against the sandbox: limits', () => {
 	});
 
 	it('when the service is stricter than the plan says, core obeys its 429s (rate and concurrency) and finishes', async () => {
-		const optimistic = sandboxClient(sandbox.url, 'omni_test_tiny_2', PLANS.premium);
+		const optimistic = sandboxClient(sandbox.url, 'omni_test_tiny2', PLANS.premium);
 		const jobs = await Promise.all([1, 2, 3].map((i) => generateAndWait(optimistic, { prompt: `clip ${i}`, resolution: '720P', duration: 4 })));
 		expect(jobs.every((j) => j.status === 'done')).toBe(true);
 		const refusals = sandbox.journal.filter((e) => e.status === 429);
@@ -269,7 +269,7 @@ describe('core against the sandbox: fault scenarios', () => {
 	});
 
 	it('malformed JSON on a create: a TransportError naming the key; the job exists', async () => {
-		const loose = sandboxClient(sandbox.url, 'omni_test_premium', PLANS.premium, { conformanceCheck: false });
+		const loose = sandboxClient(sandbox.url, 'omni_test_main', PLANS.premium, { conformanceCheck: false });
 		const error = await loose.generateVideo({ prompt: 'p [sandbox:malformed-json]' }, { idempotencyKey: 'idem_malformed' }).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(TransportError);
 		expect((error as Error).message).toContain('idem_malformed');

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test tooling, never shipped */
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { CheckedHttp } from '../support/sandboxClient';
 

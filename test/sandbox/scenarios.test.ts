@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test tooling, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test tooling, never shipped: it starts the sandbox CLI as a user would */
 import { spawn } from 'node:child_process';
 import { startSandbox, SCENARIOS, type Sandbox } from '../../sandbox';
 import { CheckedHttp } from '../support/sandboxClient';

@@ -1,0 +1,85 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import * as generate from './actions/video/generate.operation';
+import * as getJob from './actions/job/get.operation';
+import * as upload from './actions/image/upload.operation';
+import { router } from './actions/router';
+
+export class OmniVideo implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Omni Video',
+		name: 'omniVideo',
+		icon: { light: 'file:../../icons/omniVideo.svg', dark: 'file:../../icons/omniVideo.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Generate videos from a prompt, an image or footage with Omni Video',
+		defaults: { name: 'Omni Video' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'omniVideoApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				default: 'video',
+				options: [
+					{ name: 'Image', value: 'image' },
+					{ name: 'Job', value: 'job' },
+					{ name: 'Video', value: 'video' },
+				],
+			},
+			{
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'options',
+				noDataExpression: true,
+				displayOptions: { show: { resource: ['video'] } },
+				default: 'generate',
+				options: [
+					{
+						name: 'Generate',
+						value: 'generate',
+						action: 'Generate a video',
+						description: 'Create a video from a prompt, an image or footage',
+					},
+				],
+			},
+			{
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'options',
+				noDataExpression: true,
+				displayOptions: { show: { resource: ['job'] } },
+				default: 'get',
+				options: [{ name: 'Get', value: 'get', action: 'Get a job', description: 'Look up a video job by its ID' }],
+			},
+			{
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'options',
+				noDataExpression: true,
+				displayOptions: { show: { resource: ['image'] } },
+				default: 'upload',
+				options: [
+					{
+						name: 'Upload',
+						value: 'upload',
+						action: 'Upload an image',
+						description: 'Upload an image file for use as the source of a video',
+					},
+				],
+			},
+			...generate.description,
+			...getJob.description,
+			...upload.description,
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return router.call(this);
+	}
+}

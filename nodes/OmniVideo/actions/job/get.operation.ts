@@ -1,0 +1,45 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { omniVideoClient } from '../../../shared/n8nHost';
+import { downloadVideo, jobJson } from '../../../shared/jobOutput';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Job ID',
+		name: 'jobId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. job_abc123',
+		description: 'The ID returned by Generate Video (field jobId)',
+	},
+	{
+		displayName: 'Download Video',
+		name: 'download',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to add the video file as binary data when the job is done',
+	},
+	{
+		displayName: 'Put Video in Field',
+		name: 'outputBinaryPropertyName',
+		type: 'string',
+		default: 'video',
+		hint: 'The name of the output binary field for the video file',
+		displayOptions: { show: { download: [true] } },
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['get'] } }, properties);
+
+/** Looks a job up; a done job's video can be downloaded. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const { client } = await omniVideoClient(this);
+	const job = await client.getJob(this.getNodeParameter('jobId', itemIndex) as string, { signal: this.getExecutionCancelSignal() });
+	const item: INodeExecutionData = { json: jobJson(job), pairedItem: { item: itemIndex } };
+	if (job.status === 'done' && (this.getNodeParameter('download', itemIndex, false) as boolean)) {
+		const field = this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'video') as string;
+		item.binary = { [field]: await downloadVideo(this, job) };
+	}
+	return [item];
+}

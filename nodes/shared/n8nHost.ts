@@ -1,0 +1,140 @@
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
+import { sleepWithAbort } from 'n8n-workflow';
+import {
+	PLANS,
+	TransportFailure,
+	createOmniVideoClient,
+	keyFingerprint,
+	type HttpRequest,
+	type HttpResponse,
+	type OmniVideoClient,
+	type PlanLimits,
+	type Transport,
+	type TransportFailureKind,
+} from '../../core';
+
+export const CREDENTIAL_TYPE = 'omniVideoApi';
+
+export type N8nContext = IExecuteFunctions | IWebhookFunctions;
+
+interface FullResponse {
+	body: unknown;
+	headers: Record<string, unknown>;
+	statusCode: number;
+}
+
+/** The limits the credential's plan stands for. */
+export function planLimits(credentials: ICredentialDataDecryptedObject): PlanLimits {
+	if (credentials.plan === 'custom') {
+		return {
+			requestsPerMinute: Number(credentials.requestsPerMinute) || PLANS.pro.requestsPerMinute,
+			requestsPerHour: Number(credentials.requestsPerHour) || PLANS.pro.requestsPerHour,
+			concurrentJobs: Number(credentials.concurrentJobs) || PLANS.pro.concurrentJobs,
+		};
+	}
+	return credentials.plan === 'premium' ? PLANS.premium : PLANS.pro;
+}
+
+export function baseUrlOf(credentials: ICredentialDataDecryptedObject): string {
+	return String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
+}
+
+/** An http:// loopback base URL means the local sandbox, which may call back over plain http. */
+export function isLocalSandbox(baseUrl: string): boolean {
+	return /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(baseUrl);
+}
+
+function failureKind(error: unknown): TransportFailureKind {
+	const source = error as { code?: string; cause?: { code?: string }; message?: string };
+	const code = source?.code ?? source?.cause?.code;
+	if (code === 'ECONNREFUSED') return 'refused';
+	if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return 'timeout';
+	if (code === 'ECONNRESET' || code === 'EPIPE') return 'reset';
+	if (code === 'ERR_CANCELED') return 'aborted';
+	return /socket hang up/i.test(String(source?.message)) ? 'reset' : 'other';
+}
+
+function parseBody(body: unknown): unknown {
+	const text = body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : body;
+	if (typeof text !== 'string') return text;
+	if (text === '') return undefined;
+	try {
+		return JSON.parse(text);
+	} catch {
+		return text;
+	}
+}
+
+function lowerCase(headers: Record<string, unknown>): Record<string, string> {
+	const out: Record<string, string> = {};
+	for (const [name, value] of Object.entries(headers ?? {})) {
+		if (value !== undefined && value !== null) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+	}
+	return out;
+}
+
+/**
+ * core's transport on n8n's helpers: API calls through httpRequestWithAuthentication (the
+ * credential adds the bearer header), everything else (upload URL, CDN) through plain
+ * httpRequest, so the key never leaves for another host.
+ */
+function n8nTransport(context: N8nContext): Transport {
+	const toOptions = (request: HttpRequest): IHttpRequestOptions => {
+		const isBytes = request.body instanceof Uint8Array;
+		return {
+			method: request.method,
+			url: request.url,
+			headers: request.headers as IDataObject,
+			body: isBytes ? Buffer.from(request.body as Uint8Array) : (request.body as IDataObject | undefined),
+			json: !isBytes && request.body !== undefined,
+			encoding: 'text',
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			disableFollowRedirect: true,
+			timeout: request.timeoutMs,
+		};
+	};
+	const send = async (request: HttpRequest, authenticated: boolean): Promise<HttpResponse> => {
+		let response: FullResponse | undefined;
+		let failure: unknown;
+		try {
+			response = (authenticated
+				? await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, toOptions(request))
+				: await context.helpers.httpRequest(toOptions(request))) as FullResponse;
+		} catch (error) {
+			failure = error;
+		}
+		if (!response) {
+			// Only a kind and the message: n8n's error objects carry the request, headers included.
+			throw new TransportFailure(failureKind(failure), String((failure as Error)?.message ?? failure));
+		}
+		return { status: response.statusCode, headers: lowerCase(response.headers), body: parseBody(response.body) };
+	};
+	return { api: (request) => send(request, true), plain: (request) => send(request, false) };
+}
+
+/** core's client for this execution; its limiter is shared with every other use of the key. */
+export async function omniVideoClient(
+	context: N8nContext,
+): Promise<{ client: OmniVideoClient; credentials: ICredentialDataDecryptedObject; baseUrl: string }> {
+	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
+	const baseUrl = baseUrlOf(credentials);
+	const apiKey = String(credentials.apiKey ?? '');
+	const client = createOmniVideoClient({
+		baseUrl,
+		transport: n8nTransport(context),
+		clock: { now: () => Date.now() },
+		sleep: (ms, signal) => sleepWithAbort(ms, signal as AbortSignal | undefined),
+		random: () => Math.random(),
+		limits: planLimits(credentials),
+		limiterKey: keyFingerprint(apiKey, baseUrl),
+		redact: [apiKey],
+	});
+	return { client, credentials, baseUrl };
+}

@@ -1,0 +1,37 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { isOmniVideoError } from '../../core';
+
+/** What the user reads under the error: the hint, and the ids that let support find the job. */
+function describe(error: unknown): string | undefined {
+	if (!isOmniVideoError(error)) return undefined;
+	const parts = [
+		error.hint,
+		error.jobId && `Job ID: ${error.jobId}`,
+		error.requestId && `Request ID: ${error.requestId}`,
+		error.idempotencyKey && `Idempotency key: ${error.idempotencyKey}`,
+	].filter(Boolean);
+	return parts.length ? parts.join(' · ') : undefined;
+}
+
+/** core's errors as n8n's: API answers as NodeApiError (with the status), the rest as NodeOperationError. */
+export function toNodeError(node: INode, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	const message = error instanceof Error ? error.message : String(error);
+	const description = describe(error);
+	if (isOmniVideoError(error) && error.status !== undefined) {
+		return new NodeApiError(node, error.toJSON() as JsonObject, {
+			message,
+			description,
+			httpCode: String(error.status),
+			itemIndex,
+		});
+	}
+	return new NodeOperationError(node, message, { description, itemIndex });
+}
+
+/** The error as JSON for an error item (continue on fail): every field, never the key. */
+export function errorJson(error: unknown): JsonObject {
+	if (isOmniVideoError(error)) return { error: error.message, details: error.toJSON() as JsonObject };
+	return { error: error instanceof Error ? error.message : String(error) };
+}
