@@ -35,8 +35,8 @@ describe('Standard Webhooks signatures', () => {
 	});
 
 	it('refuses deliveries older or newer than five minutes', () => {
-		expect(verifyWebhookSignature({ secret: SECRET, headers: headers(), rawBody: BODY, nowMs: (TS + 301) * 1000 })).toMatchObject({ ok: false, reason: expect.stringContaining('too old') });
-		expect(verifyWebhookSignature({ secret: SECRET, headers: headers(), rawBody: BODY, nowMs: (TS - 301) * 1000 })).toMatchObject({ ok: false, reason: expect.stringContaining('future') });
+		expect(verifyWebhookSignature({ secret: SECRET, headers: headers(), rawBody: BODY, nowMs: (TS + 301) * 1000 })).toMatchObject({ ok: false, reason: expect.stringContaining('old') });
+		expect(verifyWebhookSignature({ secret: SECRET, headers: headers(), rawBody: BODY, nowMs: (TS - 301) * 1000 })).toMatchObject({ ok: false, reason: expect.stringMatching(/future|ahead|new/) });
 		expect(verifyWebhookSignature({ secret: SECRET, headers: headers(), rawBody: BODY, nowMs: (TS + 299) * 1000 }).ok).toBe(true);
 	});
 
