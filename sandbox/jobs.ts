@@ -1,18 +1,11 @@
 import { expectedRenderSeconds } from '../core/estimate';
-import type { Resolution } from '../core/types';
+import type { GenerateVideoRequest } from '../core/types';
 import type { Accounts, ApiKey } from './accounts';
 import type { VirtualClock } from './clock';
 import { newId } from './httpUtil';
 
-export interface GenerateBody {
-	model: 'omni-video';
-	prompt: string;
-	resolution: Resolution;
-	duration: number;
-	imageUrl?: string;
-	videoUrl?: string;
-	callbackUrl?: string;
-}
+/** A validated create body: the same shape core sends. */
+export type GenerateBody = GenerateVideoRequest;
 
 export type FailureCode = 'content_policy' | 'invalid_input' | 'input_fetch_failed' | 'timeout' | 'internal';
 
