@@ -89,6 +89,21 @@ describe('core against the sandbox: jobs to done', () => {
 		expect(job).toMatchObject({ status: 'done', creditsUsed: 200 });
 	});
 
+	it.each([
+		['job-fails-internal', 'internal'],
+		['job-fails-input-fetch', 'input_fetch_failed'],
+	])('%s: the wait rejects with errorCode %s and a hint on what to do', async (scenario, code) => {
+		const error = await generateAndWait(client, { prompt: `x [sandbox:${scenario}]` }).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(JobFailedError);
+		expect(error).toMatchObject({ code, hint: expect.any(String) });
+	});
+
+	it('large-output: core hands back the URL of a large, valid MP4 without touching it', async () => {
+		const job = await generateAndWait(client, { prompt: 'big [sandbox:large-output]', resolution: '720P', duration: 4 });
+		const head = await client.runtime.transport.plain({ method: 'HEAD', url: job.resultUrls[0] });
+		expect(Number(head.headers['content-length'])).toBe(sandbox.config.largeFileBytes);
+	});
+
 	it('a failed job rejects with its reason, code and id, and costs nothing', async () => {
 		const error = await generateAndWait(client, { prompt: 'x [sandbox:job-fails-content-policy]' }).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(JobFailedError);
@@ -198,6 +213,20 @@ describe('core against the sandbox: callbacks', () => {
 			// Without a secret, the lookup decides: a forged claim about a real job gets the truth.
 			const unsigned = await client.handleCallback({ headers: {}, rawBody: forged });
 			expect(unsigned).toMatchObject({ accepted: true, confirmedBy: 'lookup', job: { status: 'done' } });
+		} finally {
+			await receiver.close();
+		}
+	});
+
+	it('out-of-order callbacks: each is judged on its own and both jobs come out right', async () => {
+		const receiver = await startReceiver([200]);
+		try {
+			const late = await client.generateVideo({ prompt: 'late [sandbox:callback-out-of-order]', resolution: '720P', duration: 4, callbackUrl: receiver.url }, { allowInsecureLoopbackCallback: true });
+			const early = await client.generateVideo({ prompt: 'early', resolution: '4K', duration: 10, callbackUrl: receiver.url }, { allowInsecureLoopbackCallback: true });
+			const deliveries = await receiver.waitFor(2, 10_000);
+			const outcomes = await Promise.all(deliveries.map((d) => client.handleCallback({ headers: d.headers, rawBody: d.body, secret: sandbox.webhookSecret })));
+			expect(outcomes.map((o) => (o.accepted ? o.job.id : o.reason))).toEqual([early.job.id, late.job.id]);
+			expect(client.runtime.limiter.snapshot().activeJobs).toBe(0);
 		} finally {
 			await receiver.close();
 		}
