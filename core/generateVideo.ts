@@ -14,6 +14,11 @@ export interface GenerateVideoOptions {
 	signal?: AbortSignalLike;
 	/** Allow an http:// callback to a loopback host (local sandbox only). */
 	allowInsecureLoopbackCallback?: boolean;
+	/**
+	 * How long this account's jobs really take, when the user knows better than the spec's
+	 * 30–90 s estimate: it decides the first look and how long an unobserved job holds its slot.
+	 */
+	expectedMs?: number;
 }
 
 export interface GeneratedJob {
@@ -40,7 +45,10 @@ export async function generateVideo(
 		allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback,
 	});
 	const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey(runtime.random);
-	const expectedMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;
+	const expectedMs =
+		options.expectedMs !== undefined && options.expectedMs > 0
+			? options.expectedMs
+			: expectedRenderSeconds(request.resolution, request.duration) * 1000;
 	const slot = await runtime.limiter.acquireJobSlot(options.signal);
 	let created = false;
 	try {

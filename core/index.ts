@@ -16,6 +16,7 @@ export { uploadImage, type UploadedFile } from './uploadImage';
 export { waitForJob, DEFAULT_WAIT_TIMEOUT_MS, type WaitForJobOptions } from './waitForJob';
 export { handleCallback, type CallbackOutcome, type CallbackRequest } from './callback';
 export { jobFailedError, isTerminal } from './jobOutcome';
+export { batchOutcome, type BatchOutcome } from './batchOutcome';
 export { newIdempotencyKey, derivedIdempotencyKey, keyFingerprint } from './idempotency';
 export {
 	createOmniVideoClient,

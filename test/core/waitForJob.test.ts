@@ -97,3 +97,22 @@ describe('polling schedule', () => {
 		expect(nextPollDelayMs({ ...base, attempt: 1, progress: 90, random: () => 0.5 })).toBe(6_667);
 	});
 });
+
+describe('expected render time given by the user', () => {
+	it('replaces the estimate for the first look', async () => {
+		const { time, api, client } = fakeClient();
+		api.renderMs = 5_000;
+		const created = await time.run(client.generateVideo({ prompt: 'fast account', duration: 9 }, { expectedMs: 5_000 }));
+		expect(created.expectedMs).toBe(5_000);
+		const start = time.clock.now();
+		await time.run(client.waitForJob(created.job.id, { expectedMs: created.expectedMs }));
+		expect(api.lookups()).toHaveLength(1);
+		expect(time.elapsed(start)).toBe(5_000);
+	});
+
+	it('falls back to the estimate when it is zero', async () => {
+		const { time, client } = fakeClient();
+		const created = await time.run(client.generateVideo({ prompt: 'auto', duration: 9 }, { expectedMs: 0 }));
+		expect(created.expectedMs).toBe(60_000);
+	});
+});
