@@ -1,9 +1,18 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import * as generate from './actions/video/generate.operation';
 import * as getJob from './actions/job/get.operation';
 import * as upload from './actions/image/upload.operation';
 import { router } from './actions/router';
+import { resumeOnCallback } from './actions/video/waitForCallback';
+import { perJobWebhookMethods } from '../shared/webhookRequest';
 
 export class OmniVideo implements INodeType {
 	description: INodeTypeDescription = {
@@ -19,6 +28,17 @@ export class OmniVideo implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'omniVideoApi', required: true }],
+		// Wait for Callback: Omni Video calls this execution's resume URL ($execution.resumeUrl).
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				responseData: '',
+				path: '',
+				restartWebhook: true,
+			},
+		],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -79,7 +99,13 @@ export class OmniVideo implements INodeType {
 		],
 	};
 
+	webhookMethods = perJobWebhookMethods;
+
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return router.call(this);
+	}
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return resumeOnCallback.call(this);
 	}
 }

@@ -1,4 +1,4 @@
-import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import type { JobRecord } from '../../core';
 
 /** A job as an item's JSON: the fields a workflow maps onward, under stable names. */
@@ -27,7 +27,7 @@ export function jobJson(job: JobRecord, extra: IDataObject = {}): IDataObject {
  * Downloads the video into binary data as a stream (never read whole into memory) with plain
  * httpRequest: the CDN gets no credentials.
  */
-export async function downloadVideo(context: IExecuteFunctions, job: JobRecord): Promise<IBinaryData> {
+export async function downloadVideo(context: IExecuteFunctions | IWebhookFunctions, job: JobRecord): Promise<IBinaryData> {
 	const url = job.resultUrls[0];
 	const stream = (await context.helpers.httpRequest({ method: 'GET', url, encoding: 'stream', json: false })) as Parameters<
 		IExecuteFunctions['helpers']['prepareBinaryData']

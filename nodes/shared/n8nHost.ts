@@ -45,6 +45,11 @@ export function baseUrlOf(credentials: ICredentialDataDecryptedObject): string {
 	return String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
 }
 
+/** n8n runs a node used by an AI agent as a "<name>Tool" type: JSON only, never a parked execution. */
+export function isToolExecution(context: N8nContext): boolean {
+	return context.getNode().type.endsWith('Tool');
+}
+
 /** An http:// loopback base URL means the local sandbox, which may call back over plain http. */
 export function isLocalSandbox(baseUrl: string): boolean {
 	return /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(baseUrl);

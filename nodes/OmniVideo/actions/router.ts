@@ -4,6 +4,8 @@ import * as generate from './video/generate.operation';
 import * as getJob from './job/get.operation';
 import * as upload from './image/upload.operation';
 import { errorJson, toNodeError } from '../../shared/nodeErrors';
+import { isToolExecution } from '../../shared/n8nHost';
+import { parkForCallbacks } from './video/waitForCallback';
 
 type Operation = (this: IExecuteFunctions, itemIndex: number) => Promise<INodeExecutionData[]>;
 
@@ -23,6 +25,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const run = OPERATIONS[`${resource}:${operation}`];
 	if (!run) throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not supported`);
+	// An AI agent's tool call must answer in one go: it polls instead of parking the execution.
+	if (operation === 'generate' && this.getNodeParameter('waitMode', 0) === 'callback' && !isToolExecution(this)) {
+		return parkForCallbacks.call(this);
+	}
 
 	const results = await Promise.all(
 		items.map(async (_item, itemIndex) => {

@@ -1,7 +1,20 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { derivedIdempotencyKey, type GenerateVideoInput } from '../../../../core';
-import { isLocalSandbox, omniVideoClient } from '../../../shared/n8nHost';
+import {
+	derivedIdempotencyKey,
+	validateGenerateInput,
+	type GeneratedJob,
+	type GenerateVideoInput,
+	type JobRecord,
+	type OmniVideoClient,
+} from '../../../../core';
+import { isLocalSandbox, isToolExecution, omniVideoClient } from '../../../shared/n8nHost';
 import { downloadVideo, jobJson } from '../../../shared/jobOutput';
 import { uploadFromBinary } from '../image/upload.operation';
 
@@ -83,6 +96,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Wait for Completion',
 		name: 'waitMode',
 		type: 'options',
+		noDataExpression: true,
 		default: 'poll',
 		description: 'Whether the node returns at once with the queued job, or waits for the finished video',
 		options: [
@@ -96,7 +110,20 @@ const properties: INodeProperties[] = [
 				value: 'poll',
 				description: 'Wait inside this node, checking the job as rarely as possible (about once when the video is expected)',
 			},
+			{
+				name: 'Wait for Callback',
+				value: 'callback',
+				description: 'Pause the execution and resume when Omni Video calls back; costs no lookups while waiting. Needs n8n reachable over HTTPS.',
+			},
 		],
+	},
+	{
+		displayName:
+			'The execution pauses until Omni Video calls this workflow back, so n8n must be reachable from the internet over HTTPS (set WEBHOOK_URL). All items\' jobs are created, then the node resumes once every job has ended; a failed job gives an item with status "failed".',
+		name: 'callbackNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { waitMode: ['callback'] } },
 	},
 	{
 		displayName: 'Timeout (Minutes)',
@@ -108,12 +135,21 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { waitMode: ['poll'] } },
 	},
 	{
+		displayName: 'Limit Wait Time (Minutes)',
+		name: 'callbackTimeoutMinutes',
+		type: 'number',
+		default: 60,
+		description: 'If no callback has come by then, the workflow goes on with this node\'s input items unchanged (like the Wait node); the job IDs are in the execution\'s custom data',
+		typeOptions: { minValue: 1 },
+		displayOptions: { show: { waitMode: ['callback'] } },
+	},
+	{
 		displayName: 'Download Video',
 		name: 'download',
 		type: 'boolean',
 		default: false,
 		description: 'Whether to add the video file as binary data (result URLs may expire); the URLs are always in the JSON',
-		displayOptions: { show: { waitMode: ['poll'] } },
+		displayOptions: { show: { waitMode: ['poll', 'callback'] } },
 	},
 	{
 		displayName: 'Put Video in Field',
@@ -121,7 +157,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: 'video',
 		hint: 'The name of the output binary field for the video file',
-		displayOptions: { show: { waitMode: ['poll'], download: [true] } },
+		displayOptions: { show: { waitMode: ['poll', 'callback'], download: [true] } },
 	},
 	{
 		displayName: 'Options',
@@ -137,6 +173,15 @@ const properties: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. https://your-n8n.example.com/webhook/omni-video',
 				description: 'An https:// URL that Omni Video calls when the job is done or failed, such as the URL of an Omni Video Trigger node',
+				hint: 'Not used with Wait for Callback, which passes this node\'s own resume URL',
+			},
+			{
+				displayName: 'Expected Render Time (Seconds)',
+				name: 'expectedRenderSeconds',
+				type: 'number',
+				default: 0,
+				typeOptions: { minValue: 0 },
+				description: 'How long your jobs usually take. 0 estimates it from resolution and duration (30–90 s). The node first checks the job then, and counts an unchecked job against your plan\'s jobs-at-once until a little after.',
 			},
 		],
 	},
@@ -144,8 +189,19 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['video'], operation: ['generate'] } }, properties);
 
-/** Generate Video for one item: validate, create once (with a stable idempotency key), optionally wait and download. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+/** One item's job as created, with what the output item needs. */
+export interface CreatedItemJob {
+	created: GeneratedJob;
+	client: OmniVideoClient;
+	extra: IDataObject;
+}
+
+/** Reads the item's fields, uploads a binary source first, and creates its job once. */
+export async function createItemJob(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	overrides: { callbackUrl?: string } = {},
+): Promise<CreatedItemJob> {
 	const { client, baseUrl } = await omniVideoClient(this);
 	const source = this.getNodeParameter('source', itemIndex) as string;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -153,31 +209,60 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		prompt: this.getNodeParameter('prompt', itemIndex) as string,
 		resolution: this.getNodeParameter('resolution', itemIndex) as string,
 		duration: this.getNodeParameter('duration', itemIndex) as number,
-		callbackUrl: (options.callbackUrl as string) || undefined,
+		callbackUrl: overrides.callbackUrl ?? ((options.callbackUrl as string) || undefined),
 	};
 	if (source === 'imageUrl') input.imageUrl = this.getNodeParameter('imageUrl', itemIndex) as string;
 	if (source === 'videoUrl') input.videoUrl = this.getNodeParameter('videoUrl', itemIndex) as string;
+	// Check everything but the upload before spending a request on it.
 	if (source === 'binaryImage') {
+		validateGenerateInput(
+			{ ...input, imageUrl: 'https://upload.pending/image' },
+			{ allowInsecureLoopbackCallback: isLocalSandbox(baseUrl) },
+		);
 		input.imageUrl = (await uploadFromBinary.call(this, client, itemIndex, this.getNodeParameter('binaryPropertyName', itemIndex) as string)).fileUrl;
 	}
 	// Same run, same item, same input → same key: n8n's "Retry On Fail" gets the original job back.
 	const idempotencyKey = derivedIdempotencyKey(this.getExecutionId(), this.getNode().id, itemIndex, JSON.stringify(input));
-	const signal = this.getExecutionCancelSignal();
 	const created = await client.generateVideo(input, {
 		idempotencyKey,
-		signal,
+		signal: this.getExecutionCancelSignal(),
 		allowInsecureLoopbackCallback: isLocalSandbox(baseUrl),
+		expectedMs: (Number(options.expectedRenderSeconds) || 0) * 1000,
 	});
-	const extra: IDataObject = { mode: created.mode, idempotencyKey: created.idempotencyKey };
-	const waitMode = this.getNodeParameter('waitMode', itemIndex) as string;
-	if (waitMode === 'dontWait') return [{ json: jobJson(created.job, extra), pairedItem: { item: itemIndex } }];
+	return { created, client, extra: { mode: created.mode, idempotencyKey: created.idempotencyKey } };
+}
 
-	const timeoutMinutes = this.getNodeParameter('timeoutMinutes', itemIndex, 10) as number;
-	const job = await client.waitForJob(created.job.id, { expectedMs: created.expectedMs, timeoutMs: timeoutMinutes * 60_000, signal });
+/** The finished job as an output item, with the video as binary data when asked for. */
+export async function finishedItem(
+	context: IExecuteFunctions | IWebhookFunctions,
+	job: JobRecord,
+	itemIndex: number,
+	extra: IDataObject,
+	download: { field: string } | undefined,
+): Promise<INodeExecutionData> {
 	const item: INodeExecutionData = { json: jobJson(job, extra), pairedItem: { item: itemIndex } };
-	if (this.getNodeParameter('download', itemIndex, false) as boolean) {
-		const field = this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'video') as string;
-		item.binary = { [field]: await downloadVideo(this, job) };
+	if (download && job.status === 'done') item.binary = { [download.field]: await downloadVideo(context, job) };
+	return item;
+}
+
+/** Where to put the video, when the node is set to download it (never as an AI tool: JSON only). */
+export function downloadTarget(context: IExecuteFunctions | IWebhookFunctions, itemIndex = 0): { field: string } | undefined {
+	if (isToolExecution(context)) return undefined;
+	const wanted = context.getNodeParameter('download', itemIndex, false) as boolean;
+	return wanted ? { field: context.getNodeParameter('outputBinaryPropertyName', itemIndex, 'video') as string } : undefined;
+}
+
+/** Generate Video for one item in Don't Wait or Poll mode. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const { created, client, extra } = await createItemJob.call(this, itemIndex);
+	if (this.getNodeParameter('waitMode', 0) === 'dontWait') {
+		return [{ json: jobJson(created.job, extra), pairedItem: { item: itemIndex } }];
 	}
-	return [item];
+	const timeoutMinutes = this.getNodeParameter('timeoutMinutes', itemIndex, 10) as number;
+	const job = await client.waitForJob(created.job.id, {
+		expectedMs: created.expectedMs,
+		timeoutMs: timeoutMinutes * 60_000,
+		signal: this.getExecutionCancelSignal(),
+	});
+	return [await finishedItem(this, job, itemIndex, extra, downloadTarget(this, itemIndex))];
 }

@@ -1,0 +1,135 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { batchOutcome, isOmniVideoError, type JobRecord } from '../../../../core';
+import { omniVideoClient } from '../../../shared/n8nHost';
+import { errorJson, toNodeError } from '../../../shared/nodeErrors';
+import { jobJson } from '../../../shared/jobOutput';
+import { callbackRequestOf, respond } from '../../../shared/webhookRequest';
+import { createItemJob, downloadTarget, finishedItem } from './generate.operation';
+import { MAX_CALLBACK_ITEMS, decodeCallbackBatch, encodeCallbackBatch, type CallbackBatch } from './callbackBatch';
+
+/**
+ * Wait for Callback, first half: create every item's job with this execution's resume URL as
+ * `callbackUrl`, remember the jobs, and park the execution. n8n stores a waiting execution only
+ * once execute() has returned, so a callback that comes sooner is refused and the service's
+ * retry brings it again.
+ */
+export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	if (items.length > MAX_CALLBACK_ITEMS) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`Wait for Callback follows up to ${MAX_CALLBACK_ITEMS} items per run, and this run has ${items.length}`,
+			{ description: 'Split the items with Loop Over Items, or choose Poll' },
+		);
+	}
+	const resumeUrl = String(this.evaluateExpression('{{ $execution.resumeUrl }}', 0));
+	const created = await Promise.all(
+		items.map(async (_item, itemIndex) => {
+			try {
+				return { ok: true as const, ...(await createItemJob.call(this, itemIndex, { callbackUrl: resumeUrl })) };
+			} catch (error) {
+				return { ok: false as const, error, itemIndex };
+			}
+		}),
+	);
+	const jobIds = created.flatMap((result) => (result.ok ? [result.created.job.id] : []));
+	const firstFailure = created.find((result) => !result.ok);
+	if (firstFailure && !firstFailure.ok && (!this.continueOnFail() || jobIds.length === 0)) {
+		const error = toNodeError(this.getNode(), firstFailure.error, firstFailure.itemIndex);
+		if (jobIds.length > 0) {
+			error.description = `${error.description ?? ''} The jobs already created go on rendering: ${jobIds.join(', ')}`.trim();
+		}
+		if (this.continueOnFail()) return [created.map((result, item) => ({ json: errorJson(!result.ok && result.error), pairedItem: { item } }))];
+		throw error;
+	}
+
+	const batch: CallbackBatch = {
+		nodeId: this.getNode().id,
+		entries: created.map((result) =>
+			result.ok ? { jobId: result.created.job.id } : { failedKind: isOmniVideoError(result.error) ? result.error.kind : 'other' },
+		),
+	};
+	const entries = encodeCallbackBatch(batch);
+	if (!entries) {
+		throw new NodeOperationError(this.getNode(), 'Too many jobs to follow in one paused execution', {
+			description: `These jobs were created and go on rendering; look them up with Get Job: ${jobIds.join(', ')}`,
+		});
+	}
+	this.getWorkflowDataProxy(0).$execution.customData.setAll(entries);
+
+	const limitMinutes = this.getNodeParameter('callbackTimeoutMinutes', 0, 60) as number;
+	await this.putExecutionToWait(new Date(Date.now() + limitMinutes * 60_000));
+	// Shown while the execution waits; n8n replaces it with the webhook's items on resume.
+	return [
+		created.map((result, item) =>
+			result.ok
+				? { json: jobJson(result.created.job, { ...result.extra, callbackUrl: resumeUrl }), pairedItem: { item } }
+				: { json: errorJson(result.error), pairedItem: { item } },
+		),
+	];
+}
+
+/** An item whose job was never created: the error kind is all a parked execution keeps of it. */
+function notCreatedItem(kind: string, item: number): INodeExecutionData {
+	return {
+		json: {
+			error: `This item's video job was not created (${kind} error), so there is no video`,
+			errorKind: kind,
+		},
+		pairedItem: { item },
+	};
+}
+
+/**
+ * Wait for Callback, second half: a callback reached this execution's resume URL. Only a
+ * confirmed callback (valid signature, or the job re-read with our key) counts; the execution
+ * resumes once every job of the batch has ended, with one item per input item. A failed job
+ * is an item with status "failed": a resumed node cannot fail the run.
+ */
+export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const customData = this.evaluateExpression('{{ $execution.customData.getAll() }}', 0);
+	const batch = decodeCallbackBatch((customData ?? {}) as IDataObject, this.getNode().id);
+	if (!batch) return respond(this, 410, { error: 'This execution is not waiting for Omni Video jobs' });
+
+	const { client, credentials } = await omniVideoClient(this);
+	const outcome = await client.handleCallback(callbackRequestOf(this, credentials));
+	if (!outcome.accepted) return respond(this, outcome.status, { error: outcome.reason, jobId: outcome.jobId });
+	const jobIds = batch.entries.flatMap((entry) => ('jobId' in entry ? [entry.jobId] : []));
+	if (!jobIds.includes(outcome.job.id)) {
+		return respond(this, 404, { error: `Job ${outcome.job.id} is not one this execution waits for`, jobId: outcome.job.id });
+	}
+
+	let complete: Map<string, JobRecord>;
+	try {
+		const state = await batchOutcome(client.runtime, jobIds, new Map([[outcome.job.id, outcome.job]]));
+		if (!state.complete) {
+			return respond(this, 200, { received: true, resumed: false, waitingFor: state.pendingJobId });
+		}
+		complete = new Map(state.jobs.map((job) => [job.id, job]));
+	} catch (error) {
+		// Ask the service to call again later rather than lose the last callback of the batch.
+		return respond(this, 503, { error: error instanceof Error ? error.message : String(error) }, { 'retry-after': '30' });
+	}
+	// Answer before downloading: the service waits at most 15 s for a callback's answer.
+	respond(this, 200, { received: true, resumed: true });
+	const download = downloadTarget(this);
+	const items = await Promise.all(
+		batch.entries.map(async (entry, item) => {
+			if (!('jobId' in entry)) return notCreatedItem(entry.failedKind, item);
+			const job = complete.get(entry.jobId)!;
+			try {
+				return await finishedItem(this, job, item, {}, download);
+			} catch (error) {
+				return { json: { ...jobJson(job), ...errorJson(error) }, pairedItem: { item } };
+			}
+		}),
+	);
+	return { noWebhookResponse: true, workflowData: [items] };
+}

@@ -1,0 +1,107 @@
+import type {
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import { omniVideoClient } from '../shared/n8nHost';
+import { downloadVideo, jobJson } from '../shared/jobOutput';
+import { callbackRequestOf, perJobWebhookMethods, respond } from '../shared/webhookRequest';
+import { rememberDelivery } from './deliveryLog';
+
+export class OmniVideoTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Omni Video Trigger',
+		name: 'omniVideoTrigger',
+		icon: { light: 'file:../../icons/omniVideo.svg', dark: 'file:../../icons/omniVideo.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{ "On job " + ($parameter["events"] === "any" ? "done or failed" : $parameter["events"]) }}',
+		description: 'Starts the workflow when an Omni Video job is done or has failed',
+		defaults: { name: 'Omni Video Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'omniVideoApi', required: true }],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				responseData: '',
+				path: 'omni-video',
+			},
+		],
+		properties: [
+			{
+				displayName:
+					'Paste this node\'s Production URL (above) into the Callback URL option of Omni Video\'s Generate operation, then activate the workflow. Omni Video must reach n8n over HTTPS (set WEBHOOK_URL).',
+				name: 'setupNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Trigger On',
+				name: 'events',
+				type: 'options',
+				default: 'any',
+				description: 'Which job outcomes start the workflow; other callbacks are answered and ignored',
+				options: [
+					{ name: 'Job Done or Failed', value: 'any' },
+					{ name: 'Job Done', value: 'done' },
+					{ name: 'Job Failed', value: 'failed' },
+				],
+			},
+			{
+				displayName: 'Download Video',
+				name: 'download',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to add the finished video as binary data (result URLs may expire); the URLs are always in the JSON',
+			},
+			{
+				displayName: 'Put Video in Field',
+				name: 'outputBinaryPropertyName',
+				type: 'string',
+				default: 'video',
+				hint: 'The name of the output binary field for the video file',
+				displayOptions: { show: { download: [true] } },
+			},
+		],
+	};
+
+	webhookMethods = perJobWebhookMethods;
+
+	/**
+	 * A callback only starts the workflow once it is confirmed (a valid signature when the
+	 * credential has a signing secret, else the job re-read with our own key), wanted, and new:
+	 * forged calls and repeated deliveries are answered but start nothing.
+	 */
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const { client, credentials } = await omniVideoClient(this);
+		const outcome = await client.handleCallback(callbackRequestOf(this, credentials));
+		if (!outcome.accepted) return respond(this, outcome.status, { error: outcome.reason, jobId: outcome.jobId });
+		const { job } = outcome;
+		const events = this.getNodeParameter('events', 'any') as string;
+		if (events !== 'any' && events !== job.status) {
+			return respond(this, 200, { received: true, started: false, reason: `Job ${job.id} is ${job.status}` });
+		}
+		if (!rememberDelivery(this.getWorkflowStaticData('node'), outcome.deliveryId, Date.now())) {
+			return respond(this, 200, { received: true, started: false, reason: 'Already delivered' });
+		}
+		// Answer before downloading: the service waits at most 15 s for a callback's answer.
+		respond(this, 200, { received: true, started: true });
+		const item: INodeExecutionData = { json: jobJson(job, { confirmedBy: outcome.confirmedBy }) };
+		if (job.status === 'done' && (this.getNodeParameter('download', false) as boolean)) {
+			const field = this.getNodeParameter('outputBinaryPropertyName', 'video') as string;
+			try {
+				item.binary = { [field]: await downloadVideo(this, job) };
+			} catch (error) {
+				// The workflow still starts: the URLs are in the JSON and can be fetched later.
+				item.json.downloadError = error instanceof Error ? error.message : String(error);
+			}
+		}
+		return { noWebhookResponse: true, workflowData: [[item]] };
+	}
+}
