@@ -4,7 +4,16 @@ import { getJob } from './getJob';
 import { isTerminal } from './jobOutcome';
 
 export type BatchOutcome =
-	| { complete: true; jobs: JobRecord[] }
+	| {
+			complete: true;
+			jobs: JobRecord[];
+			/**
+			 * The job that ended last (latest completion, then latest in the batch). Callbacks of two
+			 * jobs ending together may both find the batch complete; only this job's callback should
+			 * act on it, so the batch is finished exactly once.
+			 */
+			lastEndedJobId: string;
+	  }
 	| { complete: false; pendingJobId: string; pendingStatus: string };
 
 /**
@@ -27,5 +36,10 @@ export async function batchOutcome(
 		runtime.limiter.jobEnded(job.id);
 		jobs.set(jobId, job);
 	}
-	return { complete: true, jobs: jobIds.map((id) => jobs.get(id)!) };
+	const ordered = jobIds.map((id) => jobs.get(id)!);
+	let last = 0;
+	ordered.forEach((job, index) => {
+		if ((job.completedAt ?? '') >= (ordered[last].completedAt ?? '')) last = index;
+	});
+	return { complete: true, jobs: ordered, lastEndedJobId: ordered[last].id };
 }

@@ -33,5 +33,7 @@ describe('batch outcome (one callback URL for many jobs)', () => {
 		expect(outcome.jobs.map((job) => job.id)).toEqual(ids);
 		expect(outcome.jobs.every((job) => job.status === 'done')).toBe(true);
 		expect(api.lookups().length - before).toBe(2);
+		// Created one after another, the newest ends last: only its callback finishes the batch.
+		expect(outcome.lastEndedJobId).toBe(ids[2]);
 	});
 });

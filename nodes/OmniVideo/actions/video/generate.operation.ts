@@ -229,7 +229,8 @@ export async function createItemJob(
 		allowInsecureLoopbackCallback: isLocalSandbox(baseUrl),
 		expectedMs: (Number(options.expectedRenderSeconds) || 0) * 1000,
 	});
-	return { created, client, extra: { mode: created.mode, idempotencyKey: created.idempotencyKey } };
+	const extra = { mode: created.mode, idempotencyKey: created.idempotencyKey, submittedAt: new Date().toISOString() };
+	return { created, client, extra };
 }
 
 /** The finished job as an output item, with the video as binary data when asked for. */

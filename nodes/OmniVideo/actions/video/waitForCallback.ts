@@ -112,6 +112,9 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 		if (!state.complete) {
 			return respond(this, 200, { received: true, resumed: false, waitingFor: state.pendingJobId });
 		}
+		if (state.lastEndedJobId !== outcome.job.id) {
+			return respond(this, 200, { received: true, resumed: false, resumesWith: state.lastEndedJobId });
+		}
 		complete = new Map(state.jobs.map((job) => [job.id, job]));
 	} catch (error) {
 		// Ask the service to call again later rather than lose the last callback of the batch.
