@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, never shipped */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { PLANS } from '../../core/types';
 import { N8nTestInstance } from '../support/n8n/instance';
@@ -28,7 +28,7 @@ afterAll(async () => {
 	await sandbox.close();
 });
 
-async function runNode(parameters: IDataObject, items: INodeExecutionData[] = [{ json: {} }], extra = {}) {
+async function runNode(parameters: INodeParameters, items: INodeExecutionData[] = [{ json: {} }], extra = {}) {
 	const workflow = workflowOf([omniVideoNode('Omni Video', parameters, extra)], {});
 	const execution = await n8n.execute(workflow, 'Omni Video', items);
 	return await execution.finished;
@@ -139,7 +139,7 @@ describe('Job → Get', () => {
 	it('looks a job up by id and downloads its video', async () => {
 		const created = await runNode({ resource: 'video', operation: 'generate', prompt: 'Later', waitMode: 'poll', options: FAST });
 		const jobId = outputOf(created, 'Omni Video')[0].json.jobId;
-		const run = await runNode({ resource: 'job', operation: 'get', jobId, download: true });
+		const run = await runNode({ resource: 'job', operation: 'get', jobId: String(jobId), download: true });
 		const [item] = outputOf(run, 'Omni Video');
 		expect(item.json).toMatchObject({ jobId, status: 'done' });
 		expect((await binaryBytes(item.binary!.video)).equals(SAMPLE_MP4)).toBe(true);

@@ -1,7 +1,7 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test harness, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test harness, never shipped */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WebhookContext } from 'n8n-core';
+import { ExecutionLifecycleHooks, WebhookContext } from 'n8n-core';
 import {
 	NodeHelpers,
 	createRunExecutionData,
@@ -27,7 +27,6 @@ import {
 	startAt,
 	type EngineContext,
 } from './engine';
-import { ExecutionLifecycleHooks } from 'n8n-core';
 
 export const OMNI_VIDEO = `${PACKAGE_NAME}.omniVideo`;
 export const OMNI_VIDEO_TRIGGER = `${PACKAGE_NAME}.omniVideoTrigger`;

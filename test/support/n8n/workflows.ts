@@ -1,4 +1,4 @@
-import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeExecutionData, IRun } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeExecutionData, INodeParameters, IRun } from 'n8n-workflow';
 import { OMNI_VIDEO, OMNI_VIDEO_TRIGGER } from './instance';
 
 export const CREDENTIAL = { omniVideoApi: { id: 'cred-1', name: 'Omni Video account' } };
@@ -16,7 +16,7 @@ export function spedUpPlan(plan: { requestsPerMinute: number; requestsPerHour: n
 	};
 }
 
-export function omniVideoNode(name: string, parameters: IDataObject, extra: Partial<INode> = {}): INode {
+export function omniVideoNode(name: string, parameters: INodeParameters, extra: Partial<INode> = {}): INode {
 	return {
 		id: `id-${name.replace(/\W+/g, '-').toLowerCase()}`,
 		name,
@@ -29,7 +29,7 @@ export function omniVideoNode(name: string, parameters: IDataObject, extra: Part
 	};
 }
 
-export function triggerNode(name: string, parameters: IDataObject = {}): INode {
+export function triggerNode(name: string, parameters: INodeParameters = {}): INode {
 	return {
 		id: `id-${name.replace(/\W+/g, '-').toLowerCase()}`,
 		name,
