@@ -49,7 +49,11 @@ export async function loadPackage(): Promise<LoadedPackage> {
 	const loader = new PackageDirectoryLoader(PACKAGE_DIR);
 	await loader.loadAll();
 	const nodes = new Map<string, INodeType | IVersionedNodeType>();
-	for (const [name, loaded] of Object.entries(loader.nodeTypes)) nodes.set(`${loader.packageName}.${name}`, loaded.type);
+	for (const [name, loaded] of Object.entries(loader.nodeTypes)) {
+		nodes.set(`${loader.packageName}.${name}`, loaded.type);
+		// n8n also registers a "<name>Tool" type for AI agents that runs the same execute().
+		if ((loaded.type.description as { usableAsTool?: boolean }).usableAsTool) nodes.set(`${loader.packageName}.${name}Tool`, loaded.type);
+	}
 	const credentials = new Map<string, ICredentialType>();
 	for (const [name, loaded] of Object.entries(loader.credentialTypes)) credentials.set(name, loaded.type);
 	const nodeTypes: INodeTypes = {

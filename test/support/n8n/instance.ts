@@ -64,6 +64,9 @@ interface WebhookResponse extends http.ServerResponse {
 /** One answer n8n gave to a webhook call, for assertions. */
 export interface WebhookCall {
 	path: string;
+	/** The request as received, to replay it. */
+	requestHeaders: Record<string, string>;
+	requestBody: string;
 	status: number;
 	body: string;
 	/** The execution the call started or resumed, if any. */
@@ -128,6 +131,11 @@ export class N8nTestInstance {
 		return execution;
 	}
 
+	/** Executions started by this workflow's trigger. */
+	executionsOf(workflow: IWorkflowBase): Execution[] {
+		return [...this.executions.values()].filter((execution) => execution.workflow === workflow);
+	}
+
 	/** Makes a workflow's trigger webhooks live, as activating it does. */
 	activate(workflow: IWorkflowBase): void {
 		workflow.active = true;
@@ -175,7 +183,9 @@ export class N8nTestInstance {
 	private async route(rawReq: http.IncomingMessage, rawRes: http.ServerResponse): Promise<void> {
 		const { req, res } = await expressLike(rawReq, rawRes);
 		const path = new URL(req.url ?? '/', this.baseUrl).pathname;
-		const call: WebhookCall = { path, status: 0, body: '' };
+		const requestHeaders: Record<string, string> = {};
+		for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) requestHeaders[name] = String(value);
+		const call: WebhookCall = { path, requestHeaders, requestBody: req.rawBody.toString('utf8'), status: 0, body: '' };
 		this.webhookCalls.push(call);
 		const originalEnd = res.end.bind(res);
 		res.end = ((chunk?: unknown) => {

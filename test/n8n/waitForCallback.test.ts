@@ -1,0 +1,159 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, never shipped */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IRun } from 'n8n-workflow';
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { PLANS } from '../../core/types';
+import { N8nTestInstance, type Execution } from '../support/n8n/instance';
+import { binaryBytes, workflowOf } from '../support/n8n/engine';
+import { itemsOf, omniVideoNode, outputOf, spedUpPlan } from '../support/n8n/workflows';
+
+const SPEED = 40;
+const SAMPLE_MP4 = readFileSync(join(__dirname, '../../sandbox/fixtures/sample.mp4'));
+
+let sandbox: Sandbox;
+let n8n: N8nTestInstance;
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: true });
+	n8n = await N8nTestInstance.start({});
+});
+afterAll(async () => {
+	await n8n.stop();
+	await sandbox.close();
+});
+
+function useCredential(secret: string | undefined): void {
+	n8n.credentials.omniVideoApi = {
+		apiKey: sandbox.keys.premium,
+		baseUrl: sandbox.url,
+		...spedUpPlan(PLANS.premium, SPEED),
+		webhookSecret: secret ?? '',
+	};
+}
+
+function generateNode(extra = {}) {
+	return omniVideoNode('Generate', {
+		resource: 'video',
+		operation: 'generate',
+		prompt: '={{ $json.prompt }}',
+		resolution: '720P',
+		duration: 4,
+		waitMode: 'callback',
+		...extra,
+	});
+}
+
+async function finishedWithin(execution: Execution, ms = 20_000): Promise<IRun> {
+	let timer: NodeJS.Timeout | undefined;
+	const timeout = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`execution ${execution.id} still ${execution.status} after ${ms} ms`)), ms);
+	});
+	try {
+		return await Promise.race([execution.finished, timeout]);
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+describe('Wait for Callback: park, then resume through webhook()', () => {
+	it('parks with the resume URL as callbackUrl and resumes once every job has ended, with the videos', async () => {
+		useCredential(sandbox.webhookSecret);
+		const workflow = workflowOf([generateNode({ download: true })], {});
+		const execution = await n8n.execute(workflow, 'Generate', itemsOf({ prompt: 'One' }, { prompt: 'Two' }, { prompt: 'Three' }));
+
+		// Parked: the run stopped at the node, with the queued jobs shown and the resume URL passed on.
+		expect(execution.status).toBe('waiting');
+		const resumeUrl = `${n8n.baseUrl}/webhook-waiting/${execution.id}`;
+		const parked = outputOf(execution.run!, 'Generate');
+		expect(parked.map((item) => item.json.status)).toEqual(['queued', 'queued', 'queued']);
+		const jobIds = parked.map((item) => String(item.json.jobId));
+		for (const jobId of jobIds) expect(sandbox.jobs.all.get(jobId)?.body.callbackUrl).toBe(resumeUrl);
+
+		const run = await finishedWithin(execution);
+		expect(run.status).toBe('success');
+		const items = outputOf(run, 'Generate');
+		expect(items.map((item) => item.json.jobId)).toEqual(jobIds);
+		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		for (const item of items) {
+			expect(item.json).toMatchObject({ status: 'done', videoUrl: expect.any(String), creditsUsed: expect.any(Number) });
+			expect((await binaryBytes(item.binary!.video)).equals(SAMPLE_MP4)).toBe(true);
+		}
+		// Every callback was answered 2xx (or 409 while n8n had not yet stored the parked run);
+		// exactly one resumed the execution.
+		const calls = n8n.webhookCalls.filter((call) => call.path === `/webhook-waiting/${execution.id}`);
+		expect(calls.every((call) => call.status < 300 || call.status === 409)).toBe(true);
+		expect(calls.filter((call) => call.executionId === execution.id)).toHaveLength(1);
+	});
+
+	it('confirms callbacks by lookup when the credential has no signing secret', async () => {
+		useCredential(undefined);
+		const execution = await n8n.execute(workflowOf([generateNode()], {}), 'Generate', itemsOf({ prompt: 'Unsigned' }));
+		const jobId = String(outputOf(execution.run!, 'Generate')[0].json.jobId);
+		const run = await finishedWithin(execution);
+		expect(outputOf(run, 'Generate')[0].json).toMatchObject({ jobId, status: 'done' });
+		const lookups = sandbox.journal.filter((entry) => entry.method === 'GET' && entry.path === `/api/v1/jobs/${jobId}`);
+		expect(lookups.length).toBeGreaterThanOrEqual(1);
+	});
+
+	it('a failed job resumes as an item with status failed, the reason and the job id', async () => {
+		useCredential(sandbox.webhookSecret);
+		const execution = await n8n.execute(
+			workflowOf([generateNode()], {}),
+			'Generate',
+			itemsOf({ prompt: 'Fine' }, { prompt: 'no [sandbox:job-fails-content-policy]' }),
+		);
+		const run = await finishedWithin(execution);
+		const [ok, failed] = outputOf(run, 'Generate');
+		expect(ok.json.status).toBe('done');
+		expect(failed.json).toMatchObject({ status: 'failed', errorCode: 'content_policy', error: expect.any(String), jobId: expect.stringMatching(/^job_/) });
+	});
+
+	it('refuses a forged callback (bad signature) and stays parked; a late callback after the end gets 409', async () => {
+		useCredential(sandbox.webhookSecret);
+		const execution = await n8n.execute(workflowOf([generateNode()], {}), 'Generate', itemsOf({ prompt: 'Guarded' }));
+		const [parked] = outputOf(execution.run!, 'Generate');
+		const resumeUrl = String(parked.json.callbackUrl);
+		const forgedBody = JSON.stringify({ id: parked.json.jobId, status: 'done', resultUrls: ['https://evil.example/x.mp4'] });
+		const forged = await fetch(resumeUrl, {
+			method: 'POST',
+			headers: {
+				'content-type': 'application/json',
+				'webhook-id': 'msg_forged',
+				'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+				'webhook-signature': 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+			},
+			body: forgedBody,
+		});
+		expect(forged.status).toBe(401);
+		expect(['waiting', 'running', 'success']).toContain(execution.status);
+		const run = await finishedWithin(execution);
+		expect(outputOf(run, 'Generate')[0].json.videoUrl).not.toContain('evil.example');
+
+		const late = await fetch(resumeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: forgedBody });
+		expect(late.status).toBe(409);
+	});
+
+	it('as an AI tool it never parks: it polls and returns JSON', async () => {
+		useCredential(sandbox.webhookSecret);
+		const tool = generateNode({ options: { expectedRenderSeconds: 1 }, download: true });
+		tool.type = `${tool.type}Tool`;
+		const execution = await n8n.execute(workflowOf([tool], {}), 'Generate', itemsOf({ prompt: 'Agent asks' }));
+		expect(execution.status).not.toBe('waiting');
+		const run = await finishedWithin(execution);
+		const [item] = outputOf(run, 'Generate');
+		expect(item.json.status).toBe('done');
+		expect(item.binary).toBeUndefined();
+	});
+
+	it('refuses more items than it can follow before creating any job', async () => {
+		useCredential(sandbox.webhookSecret);
+		const before = sandbox.journal.length;
+		const rows = Array.from({ length: 51 }, (_, i) => ({ prompt: `row ${i}` }));
+		const execution = await n8n.execute(workflowOf([generateNode()], {}), 'Generate', itemsOf(...rows));
+		const run = await finishedWithin(execution);
+		expect(run.status).toBe('error');
+		expect(run.data.resultData.error?.message).toMatch(/up to 50 items/);
+		expect(sandbox.journal.length).toBe(before);
+	});
+});
