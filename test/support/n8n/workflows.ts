@@ -29,6 +29,8 @@ export function omniVideoNode(name: string, parameters: INodeParameters, extra: 
 	};
 }
 
+let webhookCounter = 0;
+
 export function triggerNode(name: string, parameters: INodeParameters = {}): INode {
 	return {
 		id: `id-${name.replace(/\W+/g, '-').toLowerCase()}`,
@@ -38,7 +40,8 @@ export function triggerNode(name: string, parameters: INodeParameters = {}): INo
 		position: [0, 0],
 		parameters,
 		credentials: CREDENTIAL,
-		webhookId: `hook-${name.replace(/\W+/g, '-').toLowerCase()}`,
+		// Each trigger gets its own URL, as n8n gives each new node a fresh webhook id.
+		webhookId: `hook-${++webhookCounter}`,
 	};
 }
 
