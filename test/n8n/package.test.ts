@@ -1,5 +1,6 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code, never shipped */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_DIR } from '../support/n8n/engine';
 
@@ -8,7 +9,7 @@ interface PackedFile {
 }
 
 describe('the published package (npm pack)', () => {
-	const manifest = require(join(PACKAGE_DIR, 'package.json')) as {
+	const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')) as {
 		dependencies?: Record<string, string>;
 		n8n: { nodes: string[]; credentials: string[] };
 	};
