@@ -119,7 +119,7 @@ describe('Omni Video Trigger', () => {
 	it('without a secret, confirms by lookup: a claim that a running job is done is refused', async () => {
 		useCredential(undefined);
 		const { workflow, url } = activeTrigger();
-		const jobId = await generateWithCallback('https://elsewhere.example/hook', 'Still rendering');
+		const jobId = await generateWithCallback(`${n8n.baseUrl}/webhook/not-this-trigger`, 'Still rendering');
 		const early = await fetch(url, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
