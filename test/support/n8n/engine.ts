@@ -164,6 +164,19 @@ export function initBinaryData(): Promise<void> {
 	return binaryDataReady;
 }
 
+/**
+ * Stops what n8n-core's services keep running between executions, as a real instance does on
+ * shutdown: the SSH tunnel manager, created with the first node context, sweeps stale tunnels
+ * every minute on a timer that would otherwise keep the test process alive for good.
+ */
+export function shutdownEngine(): void {
+	// Not exported from n8n-core's index; the class is the DI token of the singleton.
+	const { SSHClientsManager } = createRequire(require.resolve('n8n-core'))(
+		'./execution-engine/ssh-clients-manager',
+	) as typeof import('n8n-core/dist/execution-engine/ssh-clients-manager');
+	Container.get(SSHClientsManager).onShutdown();
+}
+
 /** The bytes of a binary item, wherever n8n stored them. */
 export async function binaryBytes(binary: IBinaryData): Promise<Buffer> {
 	return await Container.get(BinaryDataService).getAsBuffer(binary);

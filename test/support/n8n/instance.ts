@@ -24,6 +24,7 @@ import {
 	makeAdditionalData,
 	makeWorkflow,
 	processExecution,
+	shutdownEngine,
 	startAt,
 	type EngineContext,
 } from './engine';
@@ -117,6 +118,7 @@ export class N8nTestInstance {
 	async stop(): Promise<void> {
 		this.server.closeAllConnections();
 		await new Promise<void>((resolve) => this.server.close(() => resolve()));
+		shutdownEngine();
 	}
 
 	/** Runs a workflow from `startNode` with the given items, like a manual or scheduled run. */
