@@ -25,3 +25,5 @@ export {
 	type OmniVideoClientConfig,
 } from './client';
 export { redactSecrets, redactingTransport } from './redact';
+export { jobView, type JobView } from './jobView';
+export { planLimits, isLocalSandbox, normaliseBaseUrl, type PlanSetting } from './plans';

@@ -7,14 +7,15 @@ import type {
 } from 'n8n-workflow';
 import { sleepWithAbort } from 'n8n-workflow';
 import {
-	PLANS,
 	TransportFailure,
+	isLocalSandbox,
+	normaliseBaseUrl,
+	planLimits,
 	createOmniVideoClient,
 	keyFingerprint,
 	type HttpRequest,
 	type HttpResponse,
 	type OmniVideoClient,
-	type PlanLimits,
 	type Transport,
 	type TransportFailureKind,
 } from '../../core';
@@ -29,30 +30,15 @@ interface FullResponse {
 	statusCode: number;
 }
 
-/** The limits the credential's plan stands for. */
-export function planLimits(credentials: ICredentialDataDecryptedObject): PlanLimits {
-	if (credentials.plan === 'custom') {
-		return {
-			requestsPerMinute: Number(credentials.requestsPerMinute) || PLANS.pro.requestsPerMinute,
-			requestsPerHour: Number(credentials.requestsPerHour) || PLANS.pro.requestsPerHour,
-			concurrentJobs: Number(credentials.concurrentJobs) || PLANS.pro.concurrentJobs,
-		};
-	}
-	return credentials.plan === 'premium' ? PLANS.premium : PLANS.pro;
-}
+export { planLimits, isLocalSandbox };
 
 export function baseUrlOf(credentials: ICredentialDataDecryptedObject): string {
-	return String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
+	return normaliseBaseUrl(credentials.baseUrl);
 }
 
 /** n8n runs a node used by an AI agent as a "<name>Tool" type: JSON only, never a parked execution. */
 export function isToolExecution(context: N8nContext): boolean {
 	return context.getNode().type.endsWith('Tool');
-}
-
-/** An http:// loopback base URL means the local sandbox, which may call back over plain http. */
-export function isLocalSandbox(baseUrl: string): boolean {
-	return /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(baseUrl);
 }
 
 function failureKind(error: unknown): TransportFailureKind {

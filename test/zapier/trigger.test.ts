@@ -1,0 +1,72 @@
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { startReceiver, type ReceivedCallback } from '../support/receiver';
+import { App, authFor, hookBundle, runStep } from '../support/zapier/harness';
+import { createAppTester } from 'zapier-platform-core';
+import { createNodeClient } from '../../node-host/runtime';
+
+/**
+ * Job Completed: real callbacks from the sandbox, handed to the trigger the way Zapier hands a
+ * static hook's request to an app. One tester per test: its cache is where deliveries are remembered.
+ */
+const SPEED = 40;
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: true });
+});
+afterAll(async () => {
+	await sandbox.close();
+});
+
+const PERFORM = 'triggers.jobCompleted.operation.perform';
+
+/** Creates a job whose callback goes to a loopback receiver, and returns its first delivery. */
+async function deliveryOf(prompt: string): Promise<ReceivedCallback> {
+	const receiver = await startReceiver();
+	try {
+		const client = createNodeClient({ baseUrl: sandbox.url, apiKey: sandbox.keys.premium, plan: 'premium' });
+		await client.generateVideo({ prompt, resolution: '720P', duration: 4, callbackUrl: receiver.url }, { allowInsecureLoopbackCallback: true });
+		const [delivery] = await receiver.waitFor(1, 15_000);
+		return delivery;
+	} finally {
+		await receiver.close();
+	}
+}
+
+it('a signed callback starts the Zap once; its replay does not', async () => {
+	const tester = createAppTester(App);
+	const delivery = await deliveryOf('A sunrise over hills');
+	const bundle = { authData: authFor(sandbox.url, sandbox.keys.premium, { webhookSecret: sandbox.webhookSecret }), inputData: {}, ...hookBundle(delivery) };
+	const lookups = sandbox.journal.length;
+	const first = (await runStep(PERFORM, bundle, tester)) as Array<Record<string, unknown>>;
+	expect(first).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'signature', videoUrl: expect.stringMatching(/output\.mp4$/) })]);
+	// Signed: no request at all.
+	expect(sandbox.journal.length).toBe(lookups);
+	expect(await runStep(PERFORM, bundle, tester)).toEqual([]);
+});
+
+it('a forged signature never starts the Zap', async () => {
+	const tester = createAppTester(App);
+	const delivery = await deliveryOf('A quiet harbour');
+	const forged = { ...delivery, body: delivery.body.replace('"done"', '"failed"') };
+	const bundle = { authData: authFor(sandbox.url, sandbox.keys.premium, { webhookSecret: sandbox.webhookSecret }), inputData: {}, ...hookBundle(forged) };
+	expect(await runStep(PERFORM, bundle, tester)).toEqual([]);
+});
+
+it('without a secret, the job is confirmed by lookup, and a made-up job is ignored', async () => {
+	const tester = createAppTester(App);
+	const delivery = await deliveryOf('A field of tulips');
+	const auth = authFor(sandbox.url, sandbox.keys.premium);
+	const confirmed = (await runStep(PERFORM, { authData: auth, inputData: {}, ...hookBundle(delivery) }, tester)) as Array<Record<string, unknown>>;
+	expect(confirmed).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'lookup' })]);
+	const madeUp = { ...delivery, body: JSON.stringify({ ...JSON.parse(delivery.body), id: 'job_made_up', status: 'done' }) };
+	expect(await runStep(PERFORM, { authData: auth, inputData: {}, ...hookBundle(madeUp) }, tester)).toEqual([]);
+});
+
+it('fires for the chosen outcome only: a failed job, with Outcome "Done only" and "Failed only"', async () => {
+	const delivery = await deliveryOf('Rain on glass [sandbox:job-fails-content-policy]');
+	const auth = authFor(sandbox.url, sandbox.keys.premium, { webhookSecret: sandbox.webhookSecret });
+	expect(await runStep(PERFORM, { authData: auth, inputData: { outcome: 'done' }, ...hookBundle(delivery) }, createAppTester(App))).toEqual([]);
+	const failed = (await runStep(PERFORM, { authData: auth, inputData: { outcome: 'failed' }, ...hookBundle(delivery) }, createAppTester(App))) as Array<Record<string, unknown>>;
+	expect(failed).toEqual([expect.objectContaining({ status: 'failed', errorCode: 'content_policy', error: expect.any(String) })]);
+});

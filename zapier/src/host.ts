@@ -1,0 +1,132 @@
+import type { BeforeRequestMiddleware, Bundle, ZObject } from 'zapier-platform-core';
+import {
+	TransportFailure,
+	createOmniVideoClient,
+	isLocalSandbox,
+	keyFingerprint,
+	normaliseBaseUrl,
+	planLimits,
+	type HttpRequest,
+	type HttpResponse,
+	type OmniVideoClient,
+	type Sleep,
+	type Transport,
+	type TransportFailureKind,
+} from '../../core';
+
+/**
+ * Marks a request that must go out without the key (upload URL, CDN, Zapier file URLs), whatever
+ * its host: `beforeRequest` reads it. Set on requests, never sent.
+ */
+const PLAIN = { omniVideoPlain: true };
+
+/** True for a request to the API itself: under the connection's base URL, on an /api/ path. */
+export function isApiRequest(url: string | undefined, baseUrl: string): boolean {
+	if (!url || !baseUrl) return false;
+	return url.startsWith(`${baseUrl}/api/`);
+}
+
+/**
+ * `beforeRequest`: the bearer key goes to the API's own address only, never to the pre-signed
+ * upload URL, the CDN or a Zapier file URL, even when those share the API's host.
+ */
+export const addBearerForApi: BeforeRequestMiddleware = (request, _z, bundle) => {
+	if (request.middlewareData?.omniVideoPlain) return request;
+	if (!isApiRequest(request.url, normaliseBaseUrl(bundle.authData.baseUrl))) return request;
+	request.headers = { ...request.headers, Authorization: `Bearer ${bundle.authData.apiKey}` };
+	return request;
+};
+
+function failureKind(error: { code?: string; type?: string; name?: string }): TransportFailureKind {
+	if (error.code === 'ECONNREFUSED') return 'refused';
+	if (error.code === 'ETIMEDOUT' || error.type === 'request-timeout') return 'timeout';
+	if (error.code === 'ECONNRESET' || error.code === 'EPIPE') return 'reset';
+	if (error.name === 'AbortError') return 'aborted';
+	return 'other';
+}
+
+/** Errors from Zapier's own middleware (ThrottledError on a 429 and the like) pass through. */
+function isNetworkFailure(error: unknown): error is { code?: string; type?: string; name?: string; message: string } {
+	const source = error as { name?: string; type?: string; code?: string };
+	return source?.name === 'FetchError' || source?.type === 'system' || source?.name === 'AbortError';
+}
+
+function parseBody(content: string): unknown {
+	if (content === '') return undefined;
+	try {
+		return JSON.parse(content);
+	} catch {
+		return content;
+	}
+}
+
+/** core's transport on `z.request`: every status comes back to core, which applies the contract. */
+export function zapierTransport(z: ZObject): Transport {
+	const send =
+		(plain: boolean) =>
+		async (request: HttpRequest): Promise<HttpResponse> => {
+			const isBytes = request.body instanceof Uint8Array;
+			let response;
+			try {
+				response = await z.request({
+					url: request.url,
+					method: request.method,
+					headers: request.headers,
+					body: isBytes
+						? Buffer.from(request.body as Uint8Array)
+						: request.body === undefined
+							? undefined
+							: JSON.stringify(request.body),
+					timeout: request.timeoutMs,
+					redirect: 'manual',
+					skipThrowForStatus: true,
+					middlewareData: plain ? PLAIN : {},
+				});
+			} catch (error) {
+				if (!isNetworkFailure(error)) throw error;
+				throw new TransportFailure(failureKind(error), error.message);
+			}
+			const headers: Record<string, string> = {};
+			response.headers.forEach((value: string, name: string) => {
+				headers[name.toLowerCase()] = value;
+			});
+			return { status: response.status, headers, body: parseBody(response.content) };
+		};
+	return { api: send(false), plain: send(true) };
+}
+
+/** A plain GET that streams a URL's body (a Zapier file, the CDN): never with the key. */
+export function plainDownload(z: ZObject, url: string) {
+	return z.request({ url, method: 'GET', raw: true, skipThrowForStatus: true, middlewareData: PLAIN });
+}
+
+// Zapier runs app code as plain Node: timers are the way to wait.
+const sleep: Sleep = (ms, signal) =>
+	new Promise<void>((resolve, reject) => {
+		if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
+		setTimeout(resolve, ms);
+	});
+
+export interface ConnectedClient {
+	client: OmniVideoClient;
+	baseUrl: string;
+	/** The sandbox on loopback may receive http:// callbacks; a real service never. */
+	allowInsecureLoopbackCallback: boolean;
+}
+
+/** A core client for this Zap's connection. */
+export function omniVideoClient(z: ZObject, bundle: Bundle): ConnectedClient {
+	const baseUrl = normaliseBaseUrl(bundle.authData.baseUrl);
+	const apiKey = String(bundle.authData.apiKey ?? '');
+	const client = createOmniVideoClient({
+		baseUrl,
+		transport: zapierTransport(z),
+		clock: { now: () => Date.now() },
+		sleep,
+		random: Math.random,
+		limits: planLimits(bundle.authData),
+		limiterKey: keyFingerprint(apiKey, baseUrl),
+		redact: [apiKey],
+	});
+	return { client, baseUrl, allowInsecureLoopbackCallback: isLocalSandbox(baseUrl) };
+}
