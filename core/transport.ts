@@ -67,3 +67,13 @@ export interface ClientContext {
 	sleep: Sleep;
 	random: Random;
 }
+
+/** A response body as `HttpResponse.body` holds it: JSON when it parses, else the text, empty → undefined. */
+export function bodyFromText(text: string | undefined): unknown {
+	if (text === undefined || text === '') return undefined;
+	try {
+		return JSON.parse(text);
+	} catch {
+		return text;
+	}
+}

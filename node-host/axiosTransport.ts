@@ -1,5 +1,5 @@
 import axios, { type AxiosRequestConfig, isAxiosError } from 'axios';
-import type { HttpRequest, HttpResponse, SendRequest, Transport } from '../core/transport';
+import { bodyFromText, type HttpRequest, type HttpResponse, type SendRequest, type Transport } from '../core/transport';
 import { TransportFailure, type TransportFailureKind } from '../core/errors';
 import { settle } from '../core/settle';
 
@@ -40,16 +40,7 @@ async function send(request: HttpRequest, authHeaders: Record<string, string>): 
 	const sent = await settle(axios.request<string>(config));
 	if (!sent.ok) throw new TransportFailure(failureKind(sent.error), describe(sent.error));
 	const response = sent.value;
-	return { status: response.status, headers: lowerCaseHeaders(response.headers), body: parseBody(response.data) };
-}
-
-function parseBody(text: string | undefined): unknown {
-	if (text === undefined || text === '') return undefined;
-	try {
-		return JSON.parse(text);
-	} catch {
-		return text;
-	}
+	return { status: response.status, headers: lowerCaseHeaders(response.headers), body: bodyFromText(response.data) };
 }
 
 function lowerCaseHeaders(headers: object): Record<string, string> {

@@ -8,6 +8,7 @@ import type {
 import { sleepWithAbort } from 'n8n-workflow';
 import {
 	TransportFailure,
+	bodyFromText,
 	isLocalSandbox,
 	normaliseBaseUrl,
 	planLimits,
@@ -53,13 +54,7 @@ function failureKind(error: unknown): TransportFailureKind {
 
 function parseBody(body: unknown): unknown {
 	const text = body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : body;
-	if (typeof text !== 'string') return text;
-	if (text === '') return undefined;
-	try {
-		return JSON.parse(text);
-	} catch {
-		return text;
-	}
+	return typeof text === 'string' ? bodyFromText(text) : text;
 }
 
 function lowerCase(headers: Record<string, unknown>): Record<string, string> {

@@ -2,6 +2,7 @@
 import type { BeforeRequestMiddleware, Bundle, ZObject } from 'zapier-platform-core';
 import {
 	TransportFailure,
+	bodyFromText,
 	createOmniVideoClient,
 	isLocalSandbox,
 	keyFingerprint,
@@ -52,15 +53,6 @@ function isNetworkFailure(error: unknown): error is { code?: string; type?: stri
 	return source?.name === 'FetchError' || source?.type === 'system' || source?.name === 'AbortError';
 }
 
-function parseBody(content: string): unknown {
-	if (content === '') return undefined;
-	try {
-		return JSON.parse(content);
-	} catch {
-		return content;
-	}
-}
-
 /** core's transport on `z.request`: every status comes back to core, which applies the contract. */
 export function zapierTransport(z: ZObject): Transport {
 	const send =
@@ -91,7 +83,7 @@ export function zapierTransport(z: ZObject): Transport {
 			response.headers.forEach((value: string, name: string) => {
 				headers[name.toLowerCase()] = value;
 			});
-			return { status: response.status, headers, body: parseBody(response.content) };
+			return { status: response.status, headers, body: bodyFromText(response.content) };
 		};
 	return { api: send(false), plain: send(true) };
 }
