@@ -148,7 +148,7 @@ describe('Generate Video', () => {
 		}).catch((thrown: Error) => thrown);
 		expect(error).toBeInstanceOf(Error);
 		const message = JSON.parse((error as Error).message) as { message: string; code: string };
-		expect(message.message).toMatch(/job job_\w+ failed/);
+		expect(message.message).toMatch(/job job_[\w-]+ failed/);
 		expect(message.code).toBe('content_policy');
 	}, 40_000);
 
