@@ -1,10 +1,10 @@
 import type { ApiRuntime } from './apiRequest';
-import type { AbortSignalLike, ClientContext, HttpResponse } from './transport';
+import type { ClientContext, HttpResponse } from './transport';
 import type { GenerateVideoInput, JobRecord, PlanLimits, UploadImageInput } from './types';
 import { sharedLimiter } from './limiter';
 import { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './generateVideo';
-import { getJob, jobPath } from './getJob';
-import { uploadImage, type UploadedFile } from './uploadImage';
+import { getJob, jobPath, type GetJobOptions } from './getJob';
+import { uploadImage, type UploadedFile, type UploadOptions } from './uploadImage';
 import { waitForJob, type WaitForJobOptions } from './waitForJob';
 import { handleCallback, type CallbackOutcome, type CallbackRequest } from './callback';
 import { callApi } from './apiRequest';
@@ -22,15 +22,12 @@ export interface OmniVideoClientConfig extends ClientContext {
 export interface OmniVideoClient {
 	readonly runtime: ApiRuntime;
 	generateVideo(input: GenerateVideoInput, options?: GenerateVideoOptions): Promise<GeneratedJob>;
-	getJob(jobId: string, options?: { signal?: AbortSignalLike }): Promise<JobRecord>;
-	uploadImage(
-		input: UploadImageInput,
-		options?: { kind?: 'image' | 'video'; signal?: AbortSignalLike },
-	): Promise<UploadedFile>;
+	getJob(jobId: string, options?: GetJobOptions): Promise<JobRecord>;
+	uploadImage(input: UploadImageInput, options?: UploadOptions): Promise<UploadedFile>;
 	waitForJob(jobId: string, options?: WaitForJobOptions): Promise<JobRecord>;
 	handleCallback(request: CallbackRequest): Promise<CallbackOutcome>;
 	/** Tells a working key from a bad one, at the cost of one request (see contract, "Keys"). */
-	testCredentials(): Promise<{ ok: true } | { ok: false; message: string }>;
+	testCredentials(options?: { deadlineAtMs?: number }): Promise<{ ok: true } | { ok: false; message: string }>;
 }
 
 /** The job id the contract reserves for credential tests: valid keys get 404, bad keys 401. */
@@ -53,11 +50,14 @@ export function createOmniVideoClient(config: OmniVideoClientConfig): OmniVideoC
 		uploadImage: (input, options) => uploadImage(runtime, input, options),
 		waitForJob: (jobId, options) => waitForJob(runtime, jobId, options),
 		handleCallback: (request) => handleCallback(runtime, request),
-		testCredentials: () => testCredentials(runtime),
+		testCredentials: (options) => testCredentials(runtime, options),
 	};
 }
 
-async function testCredentials(runtime: ApiRuntime): Promise<{ ok: true } | { ok: false; message: string }> {
+async function testCredentials(
+	runtime: ApiRuntime,
+	options: { deadlineAtMs?: number } = {},
+): Promise<{ ok: true } | { ok: false; message: string }> {
 	let response: HttpResponse;
 	try {
 		response = await callApi(runtime, {
@@ -65,6 +65,7 @@ async function testCredentials(runtime: ApiRuntime): Promise<{ ok: true } | { ok
 			method: 'GET',
 			path: jobPath(CREDENTIAL_CHECK_JOB_ID),
 			retryBudgetMs: 30_000,
+			deadlineAtMs: options.deadlineAtMs,
 		});
 	} catch (error) {
 		if (error instanceof NotFoundError) return { ok: true };

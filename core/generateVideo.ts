@@ -19,6 +19,13 @@ export interface GenerateVideoOptions {
 	 * 30–90 s estimate: it decides the first look and how long an unobserved job holds its slot.
 	 */
 	expectedMs?: number;
+	/** Absolute time on the host's clock: fail at once (RateLimitError) rather than wait past it. */
+	deadlineAtMs?: number;
+	/**
+	 * This process will see the job end (it polls the job, or receives its callback): the job keeps
+	 * its place among the plan's jobs at once until then, instead of until its expected end.
+	 */
+	watched?: boolean;
 }
 
 export interface GeneratedJob {
@@ -49,7 +56,7 @@ export async function generateVideo(
 		options.expectedMs !== undefined && options.expectedMs > 0
 			? options.expectedMs
 			: expectedRenderSeconds(request.resolution, request.duration) * 1000;
-	const slot = await runtime.limiter.acquireJobSlot(options.signal);
+	const slot = await runtime.limiter.acquireJobSlot({ signal: options.signal, deadlineAtMs: options.deadlineAtMs });
 	let created = false;
 	try {
 		const response = await callApi(runtime, {
@@ -59,10 +66,11 @@ export async function generateVideo(
 			body: request,
 			idempotencyKey,
 			signal: options.signal,
+			deadlineAtMs: options.deadlineAtMs,
 		});
 		const job = readCreatedJob(response.body, idempotencyKey);
 		if (job.status !== 'done' && job.status !== 'failed') {
-			slot.bind(job.id, runtime.clock.now() + expectedMs);
+			slot.bind(job.id, runtime.clock.now() + expectedMs, options.watched);
 			created = true;
 		}
 		return {

@@ -7,12 +7,12 @@ export { parseJob, parseUploadTicket, parseErrorBody, normaliseStatus, parseTime
 export { errorFromResponse, errorFromTransportFailure, parseRetryAfter } from './httpErrors';
 export type { Operation } from './httpErrors';
 export { signWebhook, verifyWebhookSignature } from './signature';
-export { RateLimiter, sharedLimiter, type JobSlot } from './limiter';
+export { RateLimiter, sharedLimiter, type JobSlot, type RequestPriority, type TurnOptions } from './limiter';
 export { nextPollDelayMs } from './pollSchedule';
 export { callApi, type ApiCall, type ApiRuntime } from './apiRequest';
 export { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './generateVideo';
-export { getJob, jobPath } from './getJob';
-export { uploadImage, type UploadedFile } from './uploadImage';
+export { getJob, jobPath, type GetJobOptions } from './getJob';
+export { uploadImage, type UploadedFile, type UploadOptions } from './uploadImage';
 export { waitForJob, DEFAULT_WAIT_TIMEOUT_MS, type WaitForJobOptions } from './waitForJob';
 export { handleCallback, type CallbackOutcome, type CallbackRequest } from './callback';
 export { jobFailedError, isTerminal } from './jobOutcome';

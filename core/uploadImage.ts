@@ -19,6 +19,13 @@ export interface UploadedFile {
 
 const UPLOAD_TIMEOUT_MS = 120_000;
 
+export interface UploadOptions {
+	kind?: 'image' | 'video';
+	signal?: AbortSignalLike;
+	/** Absolute time on the host's clock by which the upload must be done (see ApiCall). */
+	deadlineAtMs?: number;
+}
+
 /**
  * Uploads a source file in the contract's two steps: ask the API for a pre-signed upload URL,
  * then PUT the bytes there with exactly the ticket's headers and no Authorization header (the
@@ -27,7 +34,7 @@ const UPLOAD_TIMEOUT_MS = 120_000;
 export async function uploadImage(
 	runtime: ApiRuntime,
 	input: UploadImageInput,
-	options: { kind?: 'image' | 'video'; signal?: AbortSignalLike } = {},
+	options: UploadOptions = {},
 ): Promise<UploadedFile> {
 	const file = validateUploadInput(input, options.kind ?? 'image');
 	const response = await callApi(runtime, {
@@ -36,6 +43,7 @@ export async function uploadImage(
 		path: '/api/upload',
 		body: { filename: file.filename, contentType: file.contentType, size: file.data.byteLength },
 		signal: options.signal,
+		deadlineAtMs: options.deadlineAtMs,
 	});
 	const ticket = parseUploadTicket(response.body);
 	const context = () => ({ operation: 'uploadPut' as const, nowMs: runtime.clock.now() });
@@ -45,7 +53,7 @@ export async function uploadImage(
 			url: ticket.uploadUrl,
 			headers: { 'Content-Type': file.contentType, ...ticket.headers },
 			body: file.data,
-			timeoutMs: UPLOAD_TIMEOUT_MS,
+			timeoutMs: Math.min(UPLOAD_TIMEOUT_MS, (options.deadlineAtMs ?? Infinity) - runtime.clock.now()),
 			signal: options.signal,
 		}),
 	);
