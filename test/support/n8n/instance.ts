@@ -6,6 +6,7 @@ import {
 	NodeHelpers,
 	createRunExecutionData,
 	type ICredentialDataDecryptedObject,
+	type IDataObject,
 	type INode,
 	type INodeExecutionData,
 	type IRun,
@@ -243,11 +244,20 @@ export class N8nTestInstance {
 				for (const description of type.description.webhooks ?? []) {
 					if (description.restartWebhook || this.webhookPath(workflowData, node, description) !== path) continue;
 					const execution = this.newExecution(workflowData, 'webhook');
-					const workflow = makeWorkflow(this.engine.pkg, workflowData);
+					// Like LiveWebhooks: each call builds the workflow from the stored row (its own copy of
+					// the static data) and saves the static data back once webhook() has run, so two
+					// calls at once each read what was stored before either of them.
+					const stored = JSON.parse(JSON.stringify(workflowData.staticData ?? {})) as IDataObject;
+					const workflow = makeWorkflow(this.engine.pkg, { ...workflowData, staticData: stored });
 					const hooks = new ExecutionLifecycleHooks('webhook', execution.id, workflowData);
 					const extra = { httpRequest: req, httpResponse: res } as unknown as Partial<IWorkflowExecuteAdditionalData>;
 					const additionalData = makeAdditionalData(this.engine, execution.id, hooks, extra);
 					const result = await runWebhook(workflow, workflow.getNode(node.name)!, description, additionalData, 'webhook', null);
+					if (workflow.staticData.__dataChanged === true) {
+						const saved = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
+						delete saved.__dataChanged;
+						workflowData.staticData = saved;
+					}
 					answerIfSilent(res, result);
 					if (result.workflowData === undefined) {
 						this.executions.delete(execution.id);
