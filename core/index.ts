@@ -17,7 +17,7 @@ export { waitForJob, DEFAULT_WAIT_TIMEOUT_MS, type WaitForJobOptions } from './w
 export { handleCallback, CALLBACK_LOOKUP_BUDGET_MS, type CallbackOutcome, type CallbackRequest } from './callback';
 export { DeliveryGuard, claimedOutcomeKey, type GuardedOutcome } from './deliveryGuard';
 export { jobFailedError, isTerminal } from './jobOutcome';
-export { batchOutcome, type BatchOutcome } from './batchOutcome';
+export { BatchBook, BatchProgress, reconcileBatch } from './batchProgress';
 export { newIdempotencyKey, derivedIdempotencyKey, keyFingerprint } from './idempotency';
 export {
 	createOmniVideoClient,

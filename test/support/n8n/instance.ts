@@ -175,7 +175,9 @@ export class N8nTestInstance {
 		const run = await processExecution(this.engine, execution.workflow, execution.id, execution.mode, data, extra);
 		execution.run = run;
 		if (run.waitTill) {
-			// n8n stores the parked execution now; only from here on do resume calls find it.
+			// n8n stores the parked execution now; only from here on do resume calls find it. Its
+			// custom data goes to the execution_metadata table, which keeps 10 keys of 512 characters.
+			storedAsN8nDoes(run.data.resultData);
 			execution.status = 'waiting';
 			return;
 		}
@@ -298,6 +300,13 @@ export class N8nTestInstance {
 	private webhookPath(workflowData: IWorkflowBase, node: INode, description: IWebhookDescription): string {
 		return NodeHelpers.getNodeWebhookPath(workflowData.id, node, String(description.path).replace(/^\/+|\/+$/g, ''), false, false);
 	}
+}
+
+/** ExecutionMetadataService: at most 10 custom data keys, each value cut at 512 characters. */
+function storedAsN8nDoes(resultData: IRunExecutionData['resultData']): void {
+	if (!resultData.metadata) return;
+	const kept = Object.entries(resultData.metadata).slice(0, 10);
+	resultData.metadata = Object.fromEntries(kept.map(([key, value]) => [key, String(value).slice(0, 512)]));
 }
 
 /** WebhookService.runWebhook: the node's webhook() with a WebhookContext, as n8n calls it. */
