@@ -23,7 +23,7 @@ describe('BatchProgress: a batch of jobs behind one callback URL', () => {
 		progress.record(ended('a'), 30_000);
 		expect(progress.inDoubt(70_000)).toEqual([]);
 		expect(progress.inDoubt(80_000)).toEqual(['b']);
-		progress.record(job('b', 'processing'), 80_000);
+		progress.record(job('b', 'running'), 80_000);
 		expect(progress.inDoubt(100_000)).toEqual([]);
 		expect(progress.inDoubt(140_000)).toEqual(['b']);
 	});
