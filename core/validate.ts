@@ -197,7 +197,7 @@ function checkCallbackUrl(
 	return undefined;
 }
 
-/** Checks a Generate Video input against the spec and returns the request body to send. */
+/** Checks a Generate Video input (docs/api.md#validation) and returns the request body to send. */
 export function validateGenerateInput(
 	input: GenerateVideoInput,
 	options: { allowInsecureLoopbackCallback?: boolean } = {},
@@ -232,7 +232,7 @@ export function validateGenerateInput(
 	return request;
 }
 
-/** The mode the spec selects from the source given: image, video, or none. */
+/** The mode the source selects (docs/api.md#overview): image, video, or none. */
 export function generationMode(request: GenerateVideoRequest): GenerationMode {
 	if (request.imageUrl) return 'image-to-video';
 	if (request.videoUrl) return 'video-to-video';
