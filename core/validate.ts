@@ -197,7 +197,7 @@ function checkCallbackUrl(
 	return undefined;
 }
 
-/** Checks a Generate Video input (docs/api.md#validation) and returns the request body to send. */
+/** Checks a Generate Video input against the spec and returns the request body to send. */
 export function validateGenerateInput(
 	input: GenerateVideoInput,
 	options: { allowInsecureLoopbackCallback?: boolean } = {},
