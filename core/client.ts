@@ -26,11 +26,11 @@ export interface OmniVideoClient {
 	uploadImage(input: UploadImageInput, options?: UploadOptions): Promise<UploadedFile>;
 	waitForJob(jobId: string, options?: WaitForJobOptions): Promise<JobRecord>;
 	handleCallback(request: CallbackRequest): Promise<CallbackOutcome>;
-	/** Tells a working key from a bad one, at the cost of one request (docs/api.md#authentication). */
+	/** Tells a working key from a bad one, at the cost of one request (see contract, "Keys"). */
 	testCredentials(options?: { deadlineAtMs?: number }): Promise<{ ok: true } | { ok: false; message: string }>;
 }
 
-/** The job id reserved for credential tests (docs/api.md#authentication): valid keys get 404, bad keys 401. */
+/** The job id the contract reserves for credential tests: valid keys get 404, bad keys 401. */
 export const CREDENTIAL_CHECK_JOB_ID = 'job_credential_check';
 
 /** One client per key and base URL; the limiter behind it is shared process-wide for the key. */

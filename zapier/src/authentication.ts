@@ -3,7 +3,7 @@ import type { Bundle, ZObject } from 'zapier-platform-core';
 import { normaliseBaseUrl } from '../../core';
 import { omniVideoClient } from './host';
 
-/** One cheap request that a good key answers with 404 and a bad key with 401 (docs/api.md#authentication). */
+/** One cheap request that a good key answers with 404 and a bad key with 401 (contract, "Keys"). */
 async function test(z: ZObject, bundle: Bundle): Promise<{ plan: string; host: string }> {
 	const baseUrl = normaliseBaseUrl(bundle.authData.baseUrl);
 	if (!/^https?:\/\/[^/]+/.test(baseUrl)) {
