@@ -1,7 +1,7 @@
 import type { Resolution } from './types';
 
 /**
- * How long a job is expected to take, from creation to `done`. The spec says "most jobs finish in
+ * How long a job is expected to take, from creation to `done` (docs/api.md#render-time): "most jobs finish in
  * about 30 to 90 seconds"; bigger and longer outputs take longer. The sandbox renders on this same
  * curve, and the polling schedule takes its first look near it, so that a job usually costs one
  * lookup.

@@ -15,8 +15,8 @@ export interface GenerateVideoOptions {
 	/** Allow an http:// callback to a loopback host (local sandbox only). */
 	allowInsecureLoopbackCallback?: boolean;
 	/**
-	 * How long this account's jobs really take, when the user knows better than the spec's
-	 * 30–90 s estimate: it decides the first look and how long an unobserved job holds its slot.
+	 * How long this account's jobs really take, when the user knows better than the documented
+	 * 30–90 s (docs/api.md#render-time): it decides the first look and how long an unobserved job holds its slot.
 	 */
 	expectedMs?: number;
 	/** Absolute time on the host's clock: fail at once (RateLimitError) rather than wait past it. */
