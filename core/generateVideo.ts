@@ -5,7 +5,7 @@ import type { GenerateVideoInput, GenerateVideoRequest, GenerationMode, JobRecor
 import { generationMode, validateGenerateInput } from './validate';
 import { isJobBody, parseJob } from './parse';
 import { TransportError } from './errors';
-import { expectedRenderSeconds } from './estimate';
+import { expectedRenderSeconds, slotHoldMs } from './estimate';
 import { newIdempotencyKey } from './idempotency';
 
 export interface GenerateVideoOptions {
@@ -52,10 +52,8 @@ export async function generateVideo(
 		allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback,
 	});
 	const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey(runtime.random);
-	const expectedMs =
-		options.expectedMs !== undefined && options.expectedMs > 0
-			? options.expectedMs
-			: expectedRenderSeconds(request.resolution, request.duration) * 1000;
+	const estimateMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;
+	const expectedMs = options.expectedMs !== undefined && options.expectedMs > 0 ? options.expectedMs : estimateMs;
 	const slot = await runtime.limiter.acquireJobSlot({ signal: options.signal, deadlineAtMs: options.deadlineAtMs });
 	let created = false;
 	try {
@@ -70,7 +68,8 @@ export async function generateVideo(
 		});
 		const job = readCreatedJob(response.body, idempotencyKey);
 		if (job.status !== 'done' && job.status !== 'failed') {
-			slot.bind(job.id, runtime.clock.now() + expectedMs, options.watched);
+			const now = runtime.clock.now();
+			slot.bind(job.id, now + expectedMs, now + slotHoldMs(expectedMs, estimateMs, options.watched ?? false));
 			created = true;
 		}
 		return {
