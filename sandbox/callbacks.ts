@@ -37,6 +37,7 @@ export class Callbacks {
 	constructor(
 		private readonly clock: VirtualClock,
 		private readonly secret: () => string,
+		private readonly signOnSandboxClock = false,
 	) {}
 
 	deliver(job: SandboxJob, record: JobRecordJson): void {
@@ -63,8 +64,8 @@ export class Callbacks {
 
 	private async attempt(delivery: Delivery, attempt: number): Promise<void> {
 		// The timestamp is when the request is sent, in real time: receivers check it against their
-		// own clock, which the sandbox's speed factor does not move.
-		const timestamp = Math.floor(Date.now() / 1000);
+		// own clock, which the sandbox's speed factor does not move (unless they run on the sandbox's).
+		const timestamp = Math.floor((this.signOnSandboxClock ? this.clock.now() : Date.now()) / 1000);
 		const record: CallbackAttempt = {
 			jobId: delivery.job.id,
 			url: delivery.url,

@@ -47,6 +47,12 @@ export interface SandboxConfig {
 	renderTimes: RenderTimeModel;
 	/** Public base of the CDN; defaults to the sandbox's own URL. */
 	cdnUrl?: string;
+	/**
+	 * Whose clock the clients read: `real` (default) gives `Retry-After` in real seconds and signs
+	 * callbacks with real timestamps; `sandbox` (clients given the sandbox's clock, as the bench
+	 * does) gives both in virtual time, so that a sped-up client waits and verifies as a real one.
+	 */
+	clientClock?: 'real' | 'sandbox';
 }
 
 /**

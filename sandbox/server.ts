@@ -58,12 +58,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const idempotency = new IdempotencyStore();
 	const uploads = new Uploads();
 	const storms = new Map<string, number>();
-	const callbacks = new Callbacks(clock, () => config.webhookSecret);
+	const clientsOnSandboxClock = config.clientClock === 'sandbox';
+	const callbacks = new Callbacks(clock, () => config.webhookSecret, clientsOnSandboxClock);
 	const jobs = new Jobs(clock, accounts, () => config.cdnUrl ?? baseUrl, (job) => callbacks.deliver(job, jobs.record(job)), new RenderTimes(config.renderTimes));
 	const sockets = new Set<Socket>();
 	const pending = new Set<ReturnType<typeof setTimeout>>();
 
-	const realSeconds = (virtualMs: number) => Math.max(1, Math.ceil(clock.realMs(virtualMs) / 1000));
+	/** Retry-After: the seconds a client must wait on its own clock. */
+	const retryAfterSeconds = (virtualMs: number) => Math.max(1, Math.ceil((clientsOnSandboxClock ? virtualMs : clock.realMs(virtualMs)) / 1000));
 	const later = (ms: number) =>
 		new Promise<void>((resolve) => {
 			const timer = setTimeout(() => {
@@ -127,7 +129,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				if (!job.finished && job.key.account.id === key.account.id) firstEnd = Math.min(firstEnd, job.endsAt);
 			}
 			return errorReply(429, 'concurrency_limited', `The plan allows ${concurrentJobs} jobs at once.`, {
-				'Retry-After': String(realSeconds(firstEnd - now)),
+				'Retry-After': String(retryAfterSeconds(firstEnd - now)),
 			});
 		}
 		const price = body.duration * config.prices[body.resolution];
@@ -226,7 +228,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		if (!taken.allowed) {
 			return finish(
 				errorReply(429, 'rate_limited', `Rate limit of ${taken.window.limit} requests reached.`, {
-					'Retry-After': String(realSeconds(taken.retryAtMs - clock.now())),
+					'Retry-After': String(retryAfterSeconds(taken.retryAtMs - clock.now())),
 					...rateHeaders(key),
 				}),
 			);
