@@ -1,5 +1,6 @@
 import type { ClientContext, HttpMethod, HttpResponse, AbortSignalLike } from './transport';
 import type { RateLimiter, RequestPriority } from './limiter';
+import type { RenderCalibration } from './renderCalibration';
 import { sleepUnlessCancelled, throwIfAborted } from './cancellation';
 import { TransportFailure } from './errors';
 import { settle } from './settle';
@@ -43,6 +44,8 @@ export interface ApiCall {
 /** Everything a call needs: the host's transport and time, and the key's shared limiter. */
 export interface ApiRuntime extends ClientContext {
 	limiter: RateLimiter;
+	/** How this key's jobs really take compared with their estimates (see RenderCalibration). */
+	calibration: RenderCalibration;
 }
 
 /** What to do after one attempt that got no 2xx: wait and try again, or give up with an error. */
