@@ -8,6 +8,7 @@ import {
 	keyFingerprint,
 	normaliseBaseUrl,
 	planLimits,
+	readCapped,
 	type HttpRequest,
 	type HttpResponse,
 	type OmniVideoClient,
@@ -72,6 +73,8 @@ export function zapierTransport(z: ZObject): Transport {
 							: JSON.stringify(request.body),
 					timeout: request.timeoutMs,
 					redirect: 'manual',
+					// The body is read here, up to core's cap, never whole into memory.
+					raw: true,
 					skipThrowForStatus: true,
 					middlewareData: plain ? PLAIN : {},
 				});
@@ -83,7 +86,8 @@ export function zapierTransport(z: ZObject): Transport {
 			response.headers.forEach((value: string, name: string) => {
 				headers[name.toLowerCase()] = value;
 			});
-			return { status: response.status, headers, body: bodyFromText(response.content) };
+			const chunks = await readCapped(response.body as AsyncIterable<Uint8Array>, headers['content-length']);
+			return { status: response.status, headers, body: bodyFromText(Buffer.concat(chunks).toString('utf8')) };
 		};
 	return { api: send(false), plain: send(true) };
 }
