@@ -97,6 +97,17 @@ describe('input refused before any request', () => {
 	});
 });
 
+describe('a create cancelled after it was sent', () => {
+	it('names the idempotency key, and rerunning with it gives the job the service made', async () => {
+		const { client: c } = client(['slow-response']);
+		const controller = new AbortController();
+		setTimeout(() => controller.abort(new Error('stopped')), 50);
+		const error = await c.generateVideo({ prompt: 'a fox' }, { idempotencyKey: 'idem_cancelled', signal: controller.signal }).catch((e: unknown) => e);
+		expect(error).toMatchObject({ idempotencyKey: 'idem_cancelled' });
+		expect((error as Error).message).toMatch(/may or may not have been created.*idem_cancelled/);
+	});
+});
+
 describe('upload PUT redirects', () => {
 	it('307 then 308: the same bytes reach the final address, and the file is stored', async () => {
 		const { client: c } = client(['upload-redirect']);
