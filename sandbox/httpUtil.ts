@@ -62,6 +62,19 @@ export function send(res: ServerResponse, reply: Reply, requestId: string, rawBo
 	res.end(text);
 }
 
+/** Resolves when the response can take more bytes, or has closed; leaves no listener behind. */
+export function drained(res: ServerResponse): Promise<void> {
+	return new Promise<void>((resolve) => {
+		const done = () => {
+			res.off('drain', done);
+			res.off('close', done);
+			resolve();
+		};
+		res.on('drain', done);
+		res.on('close', done);
+	});
+}
+
 /**
  * Writes the reply's JSON object grown to `size` bytes by one padding field, in chunks with
  * backpressure, stopping when the client hangs up: a huge but valid answer, never held whole.
@@ -73,17 +86,7 @@ export async function sendHuge(res: ServerResponse, reply: Reply, requestId: str
 	res.write(head);
 	const chunk = Buffer.alloc(64 * 1024, 'a');
 	for (let left = size - head.length - tail.length; left > 0 && !res.destroyed; left -= chunk.length) {
-		if (!res.write(left >= chunk.length ? chunk : chunk.subarray(0, left))) {
-			await new Promise<void>((resolve) => {
-				const done = () => {
-					res.off('drain', done);
-					res.off('close', done);
-					resolve();
-				};
-				res.on('drain', done);
-				res.on('close', done);
-			});
-		}
+		if (!res.write(left >= chunk.length ? chunk : chunk.subarray(0, left))) await drained(res);
 	}
 	if (!res.destroyed) res.end(tail);
 }
