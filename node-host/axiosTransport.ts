@@ -3,7 +3,11 @@ import {
 	MAX_JSON_RESPONSE_BYTES,
 	bodyFromText,
 	responseTooLarge,
-	type HttpRequest, type HttpResponse, type SendRequest, type Transport } from '../core/transport';
+	type HttpRequest,
+	type HttpResponse,
+	type SendRequest,
+	type Transport,
+} from '../core/transport';
 import { TransportFailure, type TransportFailureKind } from '../core/errors';
 import { settle } from '../core/settle';
 

@@ -9,6 +9,7 @@ import {
 	normaliseBaseUrl,
 	planLimits,
 	readCapped,
+	MAX_PLAIN_REDIRECTS,
 	type HttpRequest,
 	type HttpResponse,
 	type OmniVideoClient,
@@ -94,7 +95,7 @@ export function zapierTransport(z: ZObject): Transport {
 
 /** A plain GET that streams a URL's body (a Zapier file, the CDN): never with the key. */
 export function plainDownload(z: ZObject, url: string) {
-	return z.request({ url, method: 'GET', raw: true, skipThrowForStatus: true, middlewareData: PLAIN });
+	return z.request({ url, method: 'GET', raw: true, follow: MAX_PLAIN_REDIRECTS, skipThrowForStatus: true, middlewareData: PLAIN });
 }
 
 // Zapier runs app code as plain Node: timers are the way to wait.
