@@ -356,20 +356,24 @@ async function main(): Promise<void> {
 	});
 	const host = new URL(sandbox.url);
 	try {
-		// Creates under every fault the sandbox injects on them.
-		await createUnderFault('none', { jobs: 1, ok: true });
-		await createUnderFault('error-500-before-accept', { jobs: 0, ok: false });
-		await createUnderFault('error-500-after-create', { jobs: 1, ok: false });
-		await createUnderFault('timeout-after-accept', { jobs: 1, ok: false });
-		await createUnderFault('reset-after-accept', { jobs: 1, ok: false });
-		await createUnderFault('rate-limit-storm', { jobs: 1, ok: true });
-		await createUnderFault('slow-response', { jobs: 1, ok: true });
-		await createUnderFault('malformed-json', { jobs: 1, ok: false });
-		await createUnderFault('huge-answer', { jobs: 1, ok: false });
-		await createUnderFault('service-unavailable', { jobs: 0, ok: false });
-		await createUnderFault('echo-key', { jobs: 0, ok: false });
-		await createUnderFault('callback-out-of-order', { jobs: 1, ok: true });
-		await createUnderFault('large-output', { jobs: 1, ok: true });
+		// Creates under every fault the sandbox injects on them: [scenario, jobs it makes, succeeds].
+		for (const [scenario, jobs, ok] of [
+			['none', 1, true],
+			['error-500-before-accept', 0, false],
+			['error-500-after-create', 1, false],
+			['timeout-after-accept', 1, false],
+			['reset-after-accept', 1, false],
+			['rate-limit-storm', 1, true],
+			['slow-response', 1, true],
+			['malformed-json', 1, false],
+			['huge-answer', 1, false],
+			['service-unavailable', 0, false],
+			['echo-key', 0, false],
+			['callback-out-of-order', 1, true],
+			['large-output', 1, true],
+		] as const) {
+			await createUnderFault(scenario, { jobs, ok });
+		}
 		// Aborts: before anything is sent, and while the service holds the create.
 		await createUnderFault('slow-response', { jobs: 1, ok: false, signalAfterMs: 100 });
 		await check('abort: before the create is sent', async () => {
