@@ -1,4 +1,4 @@
-import type { ClientContext, HttpMethod, HttpResponse, AbortSignalLike } from './transport';
+import { RESPONSE_TOO_LARGE, type ClientContext, type HttpMethod, type HttpResponse, type AbortSignalLike } from './transport';
 import type { RateLimiter, RequestPriority } from './limiter';
 import type { RenderCalibration } from './renderCalibration';
 import { sleepUnlessCancelled, throwIfAborted } from './cancellation';
@@ -143,7 +143,9 @@ function afterNoResponse(runtime: ApiRuntime, call: ApiCall, failure: unknown, a
 	}
 	if (!(failure instanceof TransportFailure) && !call.signal?.aborted) return { fail: asError(failure) };
 	const kind = failure instanceof TransportFailure ? failure.failure : 'aborted';
-	const retryable = kind === 'refused' || (call.idempotencyKey === undefined && kind !== 'aborted');
+	// An oversized answer will be as large the next time.
+	const tooLarge = failure instanceof TransportFailure && failure.code === RESPONSE_TOO_LARGE;
+	const retryable = kind === 'refused' || (call.idempotencyKey === undefined && kind !== 'aborted' && !tooLarge);
 	if (retryable && attempt < MAX_SAFE_RETRIES) return { retryAfterMs: backoffMs(runtime, attempt) };
 	return { fail: afterNoResponseError(runtime, call, failure) };
 }
