@@ -2,6 +2,7 @@ import type { ApiRuntime } from './apiRequest';
 import type { ClientContext, HttpResponse } from './transport';
 import type { GenerateVideoInput, JobRecord, PlanLimits, UploadImageInput } from './types';
 import { sharedLimiter } from './limiter';
+import { sharedCalibration } from './renderCalibration';
 import { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './generateVideo';
 import { getJob, jobPath, type GetJobOptions } from './getJob';
 import { uploadImage, type UploadedFile, type UploadOptions } from './uploadImage';
@@ -42,6 +43,7 @@ export function createOmniVideoClient(config: OmniVideoClientConfig): OmniVideoC
 		sleep: config.sleep,
 		random: config.random,
 		limiter: sharedLimiter(config.limiterKey, config.limits, config.clock, config.sleep),
+		calibration: sharedCalibration(config.limiterKey),
 	};
 	return {
 		runtime,

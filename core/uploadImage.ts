@@ -6,6 +6,7 @@ import { validateUploadInput } from './validate';
 import { parseUploadTicket } from './parse';
 import { TransportFailure } from './errors';
 import { settle } from './settle';
+import { sendPlain } from './plainRequest';
 import { errorFromResponse, errorFromTransportFailure } from './httpErrors';
 
 export interface UploadedFile {
@@ -48,7 +49,7 @@ export async function uploadImage(
 	const ticket = parseUploadTicket(response.body);
 	const context = () => ({ operation: 'uploadPut' as const, nowMs: runtime.clock.now() });
 	const sent = await settle(
-		runtime.transport.plain({
+		sendPlain(runtime.transport.plain, {
 			method: ticket.method as HttpMethod,
 			url: ticket.uploadUrl,
 			headers: { 'Content-Type': file.contentType, ...ticket.headers },
