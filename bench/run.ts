@@ -7,7 +7,7 @@
  * HTTP; every count is read from the sandbox's journal and job store. Results go to
  * bench/results/ (results.md, results.json, chart.svg).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import buildPackageIfStale from '../test/support/n8n/globalSetup';
@@ -16,8 +16,8 @@ import type { BatchResult } from './measure';
 import { BENCH_PLANS, runBatch, type SideBySideOptions } from './sideBySide';
 import { ROW_SIZE, coreCallbacks, corePolling, naiveLoop, type BatchSetup, type StrategyOutcome } from './strategies';
 import { n8nWaitForCallback } from './n8nCallback';
-import { downloadMemory } from './memory';
-import { cpuPerJob } from './cpu';
+import { downloadMemory, type MemoryResult } from './memory';
+import { cpuPerJob, type CpuResult } from './cpu';
 import { sideBySideChart } from './chart';
 import { STRATEGIES, memoryVerdict, perJob, ratio, verdicts } from './targets';
 
@@ -30,10 +30,11 @@ const WHY: Partial<Record<string, string>> = {
 	[STRATEGIES.n8nSigned]:
 		'The node parks the execution only once its last create is sent, which with more items than the plan runs at once takes the whole batch; callbacks of the jobs that end meanwhile reach an execution n8n still runs, are answered 409, and come back on the service’s retry schedule (5 s, 5 min, 30 min)',
 	[STRATEGIES.n8nLookup]: 'As (d) signed: parked only after the last create; earlier callbacks are refused 409 and retried by the service minutes later',
-	[STRATEGIES.polling]: 'Each job is looked at from its expected end, then on a back-off that does not use the plan’s spare requests to look sooner',
+	[STRATEGIES.polling]:
+		'A polled job keeps its slot among the plan’s jobs at once until a lookup sees it ended, so every look that comes after the end (see the known-after-end column) delays the next create by as much; and the first look, at the typical render time, finds about half the jobs still running',
 };
 const MEMORY_WHY =
-	'n8n’s default mode keeps binary data in the item as base64: the base64 string (1.33× the file) is made from a whole buffer of the file (1×), so the peak is above 2.33× the file in that mode whatever the node does; filesystem mode streams to disk';
+	'n8n’s default mode keeps binary data in the item as base64: the base64 string (1.33× the file) is made from a whole buffer of the file (1×), so the peak is at least 2.33× the file in that mode, whatever the node does; filesystem mode streams to disk';
 
 type Runner = (setup: BatchSetup) => Promise<StrategyOutcome>;
 const RUNS: Array<{ strategy: string; run: Runner; clientClock: 'real' | 'sandbox'; note?: string }> = [
@@ -50,7 +51,30 @@ const seconds = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)
 const minutes = (ms: number) => `${(ms / 60_000).toFixed(1)} min`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
+interface Measured {
+	date: string;
+	machine: string;
+	realMs: number;
+	batches: BatchResult[];
+	memory: MemoryResult[];
+	cpu: CpuResult[];
+}
+
+/** Writes results.md and chart.svg from the measurements (also alone: `npm run bench -- --report-only`). */
+function writeReport(dir: string, measured: Measured): void {
+	const checks = verdicts(measured.batches, WHY);
+	const memoryChecks = measured.memory.map((m) => ({ ...m, ...memoryVerdict(m, m.mode === 'default' ? MEMORY_WHY : undefined) }));
+	const subtitle = `${measured.date} UTC · ${measured.machine} · sandbox ×${OPTIONS.speed}, seed ${OPTIONS.renderTimes.seed}`;
+	writeFileSync(join(dir, 'chart.svg'), sideBySideChart(measured.batches, subtitle));
+	writeFileSync(join(dir, 'results.md'), report({ ...measured, checks, memoryChecks }));
+}
+
 async function main(): Promise<void> {
+	const dir = join(__dirname, 'results');
+	if (process.argv.includes('--report-only')) {
+		writeReport(dir, JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Measured);
+		return;
+	}
 	const realStart = Date.now();
 	// Strategy (d) and the memory runs load the built n8n package, as n8n does.
 	buildPackageIfStale();
@@ -69,28 +93,26 @@ async function main(): Promise<void> {
 	const cpu = await cpuPerJob(CPU_SIZES, OPTIONS.speed);
 	for (const c of cpu) console.log(`CPU ${c.jobs} jobs: ${c.cpuMsPerJob.toFixed(2)} ms/job`);
 
-	const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
-	const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
-	const dir = join(__dirname, 'results');
+	const measured: Measured = {
+		date: new Date().toISOString().slice(0, 16).replace('T', ' '),
+		machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`,
+		realMs: Date.now() - realStart,
+		batches,
+		memory,
+		cpu,
+	};
 	mkdirSync(dir, { recursive: true });
-	const checks = verdicts(batches, WHY);
-	const memoryChecks = memory.map((m) => ({ ...m, ...memoryVerdict(m, m.mode === 'default' ? MEMORY_WHY : undefined) }));
-	const subtitle = `${date} UTC · ${machine} · sandbox ×${OPTIONS.speed}, seed ${OPTIONS.renderTimes.seed}`;
-	writeFileSync(join(dir, 'chart.svg'), sideBySideChart(batches, subtitle));
-	writeFileSync(join(dir, 'results.json'), `${JSON.stringify({ date, machine, options: OPTIONS, batches, memory, cpu }, null, 2)}\n`);
-	writeFileSync(join(dir, 'results.md'), report({ date, machine, batches, checks, memoryChecks, cpu, realMs: Date.now() - realStart }));
+	writeFileSync(join(dir, 'results.json'), `${JSON.stringify({ ...measured, options: OPTIONS }, null, 2)}\n`);
+	writeReport(dir, measured);
 	console.log(`\nWritten to bench/results/ in ${minutes(Date.now() - realStart)} (real).`);
 }
 
-function report(input: {
-	date: string;
-	machine: string;
-	batches: BatchResult[];
-	checks: ReturnType<typeof verdicts>;
-	memoryChecks: Array<ReturnType<typeof memoryVerdict> & { mode: string; fileBytes: number; peakGrowthBytes: number; storedAs: string }>;
-	cpu: Awaited<ReturnType<typeof cpuPerJob>>;
-	realMs: number;
-}): string {
+function report(
+	input: Measured & {
+		checks: ReturnType<typeof verdicts>;
+		memoryChecks: Array<ReturnType<typeof memoryVerdict> & MemoryResult>;
+	},
+): string {
 	const { batches, checks } = input;
 	const estimate = expectedRenderSeconds(ROW_SIZE.resolution, ROW_SIZE.duration);
 	const rows = batches.map(
