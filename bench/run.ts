@@ -19,7 +19,7 @@ import { n8nWaitForCallback } from './n8nCallback';
 import { downloadMemory, type MemoryResult } from './memory';
 import { cpuPerJob, type CpuResult } from './cpu';
 import { sideBySideChart } from './chart';
-import { STRATEGIES, memoryVerdict, perJob, ratio, verdicts } from './targets';
+import { STRATEGIES, mb, memoryVerdict, perJob, ratio, verdicts } from './targets';
 
 const OPTIONS: SideBySideOptions = { rows: 50, speed: 50, renderTimes: { seed: 10, spread: 0.25 } };
 const DOWNLOAD_BYTES = 200 * 1024 * 1024;
@@ -49,7 +49,6 @@ const RUNS: Array<{ strategy: string; run: Runner; clientClock: 'real' | 'sandbo
 
 const seconds = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : 'n/a');
 const minutes = (ms: number) => `${(ms / 60_000).toFixed(1)} min`;
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 interface Measured {
 	date: string;

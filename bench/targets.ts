@@ -21,6 +21,7 @@ export const STRATEGIES = {
 export const ratio = (r: BatchResult) => r.wallMs / r.limitMs;
 export const perJob = (r: BatchResult) => r.apiRequests / r.jobs;
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
+export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 /** The columns a strategy must beat the naive loop on (lower is better in each). */
 const COLUMNS: Array<[string, (r: BatchResult) => number]> = [
@@ -81,7 +82,6 @@ export function verdicts(results: BatchResult[], why: Partial<Record<string, str
 
 export function memoryVerdict(result: MemoryResult, why?: string): Verdict {
 	const growth = result.peakGrowthBytes / result.fileBytes;
-	const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 	if (result.mode === 'default') {
 		const met = growth <= 1.25;
 		return { target: '≤ 1.25× the file', met, detail: `+${mb(result.peakGrowthBytes)} (${fixed(growth)}× the file)${met || !why ? '' : `. ${why}`}` };
