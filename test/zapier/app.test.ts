@@ -1,6 +1,6 @@
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { startReceiver } from '../support/receiver';
-import { authFor, fileHost, plainWebsite, runStep, runWithCallbackUrl, zapierErrorFields } from '../support/zapier/harness';
+import { authFor, fileHost, plainWebsite, runStep, runWithCallbackUrl, streamingFileHost, zapierErrorFields } from '../support/zapier/harness';
 import { addBearerForApi } from '../../zapier/src/host';
 
 /**
@@ -277,6 +277,66 @@ describe('Upload Image', () => {
 		} finally {
 			await files.close();
 		}
+	});
+});
+
+describe('file fields', () => {
+	it('a value that is not a file or URL is refused naming the field, before any request', async () => {
+		const before = sandbox.journal.length;
+		const error = await runStep('creates.uploadImage.operation.perform', { authData: auth(), inputData: { file: 'my holiday photo' } }).then(
+			() => undefined,
+			(thrown: Error) => thrown,
+		);
+		expect(zapierErrorFields(error)).toMatchObject({ code: 'invalid_file', message: expect.stringMatching(/^Image File must be a file .* "my holiday photo"/) });
+		expect(sandbox.journal.length).toBe(before);
+	});
+
+	it('a file over the service\'s size limit is refused from its announced size, without downloading it', async () => {
+		const small = await startSandbox({ port: 0, maxUploadBytes: 1024 * 1024 });
+		const size = 64 * 1024 * 1024;
+		const files = await streamingFileHost(size);
+		try {
+			const error = await runStep('creates.uploadImage.operation.perform', {
+				authData: authFor(small.url, small.keys.premium),
+				inputData: { file: `${files.url}/big.png` },
+			}).then(
+				() => undefined,
+				(thrown: Error) => thrown,
+			);
+			expect(zapierErrorFields(error).message).toMatch(/too large/);
+			expect(small.journal.map((entry) => [entry.path, entry.status])).toEqual([['/api/upload', 413]]);
+			// Stopped after the first bytes (and what the network buffers), not 64 MB later.
+			expect(files.sentBytes()).toBeLessThan(size / 4);
+		} finally {
+			await files.close();
+			await small.close();
+		}
+	});
+
+	it('streams a file from its URL to storage, byte for byte', async () => {
+		const size = 5 * 1024 * 1024 + 123;
+		const files = await streamingFileHost(size);
+		try {
+			const result = (await runStep('creates.uploadImage.operation.perform', { authData: auth(), inputData: { file: `${files.url}/frame.png` } })) as {
+				fileUrl: string;
+				size: number;
+			};
+			expect(result.size).toBe(size);
+			const stored = Buffer.from(await (await fetch(result.fileUrl)).arrayBuffer());
+			expect(stored.length).toBe(size);
+			expect(stored.subarray(0, 4)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+			expect(stored.subarray(64 * 1024, 64 * 1024 + 8)).toEqual(Buffer.alloc(8));
+		} finally {
+			await files.close();
+		}
+	});
+
+	it('the Video File hydrator says in words when the video is gone', async () => {
+		const error = await runStep('hydrators.videoFile', { authData: auth(), inputData: { url: `${sandbox.url}/omni/acct/job_gone/output.mp4` } }).then(
+			() => undefined,
+			(thrown: Error) => thrown,
+		);
+		expect(zapierErrorFields(error)).toMatchObject({ code: 'video_unavailable', message: expect.stringMatching(/could not be downloaded .* Find Job/) });
 	});
 });
 
