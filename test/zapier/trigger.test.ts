@@ -1,6 +1,6 @@
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { startReceiver, type ReceivedCallback } from '../support/receiver';
-import { App, authFor, hookBundle, runStep } from '../support/zapier/harness';
+import { App, authFor, hookBundle, runStep, runWithRpc, zapierRpc } from '../support/zapier/harness';
 import { createAppTester } from 'zapier-platform-core';
 import { createNodeClient } from '../../node-host/runtime';
 
@@ -90,4 +90,20 @@ it('fires for the chosen outcome only: a failed job, with Outcome "Done only" an
 	expect(await runStep(PERFORM, { authData: auth, inputData: { outcome: 'done' }, ...hookBundle(delivery) }, createAppTester(App))).toEqual([]);
 	const failed = (await runStep(PERFORM, { authData: auth, inputData: { outcome: 'failed' }, ...hookBundle(delivery) }, createAppTester(App))) as Array<Record<string, unknown>>;
 	expect(failed).toEqual([expect.objectContaining({ status: 'failed', errorCode: 'content_policy', error: expect.any(String) })]);
+});
+
+it("two deliveries of one callback arriving at once start the Zap once (Zapier's cache: scoped entries, nx writes)", async () => {
+	const rpc = await zapierRpc();
+	try {
+		const delivery = await deliveryOf('Two at once');
+		const bundle = { authData: authFor(sandbox.url, sandbox.keys.premium, { webhookSecret: sandbox.webhookSecret }), inputData: {}, ...hookBundle(delivery) };
+		const outputs = await Promise.all([runWithRpc(PERFORM, bundle, rpc.url), runWithRpc(PERFORM, bundle, rpc.url)]);
+		expect(outputs.map((output) => (output.results as unknown[]).length).sort()).toEqual([0, 1]);
+		// Later, the service's retry of the same delivery finds the entry with the scope it was written with.
+		expect((await runWithRpc(PERFORM, bundle, rpc.url)).results).toEqual([]);
+		expect([...rpc.entries.keys()]).toEqual([expect.stringMatching(/^auth\|omni-video:delivery:msg_/)]);
+		expect(new Set(rpc.scopes)).toEqual(new Set(['zcache_get:auth', 'zcache_set:auth']));
+	} finally {
+		await rpc.close();
+	}
 });

@@ -44,6 +44,56 @@ export async function runWithCallbackUrl(
 	return handler({ command: 'execute', method, bundle, callback_url: callbackUrl, zcacheTestObj });
 }
 
+/**
+ * Zapier's cache as its RPC service keeps it, for runs through the handler: entries per scope (a
+ * key written with ['auth'] is not found without it) and `nx` writes that fail when the entry
+ * exists. zapier-platform-core's own test stand-in (zcacheTestObj) models neither.
+ */
+export async function zapierRpc(): Promise<{ url: string; entries: Map<string, string>; scopes: string[]; close(): Promise<void> }> {
+	const entries = new Map<string, string>();
+	/** The scope of every cache call, in order: reads must use the scope writes used. */
+	const scopes: string[] = [];
+	const { server, url } = await listen((req, res) => {
+		let body = '';
+		req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+		req.on('end', () => {
+			if (req.url?.startsWith('/logs')) return void res.end();
+			const { id, method, params } = JSON.parse(body) as { id: string; method: string; params: unknown[] };
+			const [key, value, , scope, nx] = params as [string, string, number | null, string[] | null, boolean | null];
+			// get and delete take (key, scope); set takes (key, value, ttl, scope, nx).
+			const scoped = (method === 'zcache_set' ? scope : (params[1] as string[] | null)) ?? [];
+			scopes.push(`${method}:${scoped.join('+')}`);
+			const name = `${scoped.join('+')}|${key}`;
+			let result: unknown;
+			if (method === 'zcache_get') result = entries.get(name) ?? null;
+			else if (method === 'zcache_set') {
+				result = !(nx && entries.has(name));
+				if (result) entries.set(name, value);
+			} else if (method === 'zcache_delete') result = entries.delete(name);
+			res.writeHead(200, { 'Content-Type': 'application/json' });
+			res.end(JSON.stringify(method.startsWith('zcache_') ? { id, result } : { id, error: `No RPC method ${method} here` }));
+		});
+	});
+	// With a token, the handler also streams its logs to Zapier: here, to this server instead.
+	process.env.LOGGING_ENDPOINT = `${url}/logs`;
+	const close = closer(server);
+	return {
+		url,
+		entries,
+		scopes,
+		close: () => {
+			delete process.env.LOGGING_ENDPOINT;
+			return close();
+		},
+	};
+}
+
+/** Runs one function through Zapier's handler with its RPC calls (the cache) going to `rpcUrl`. */
+export function runWithRpc(method: string, bundle: Partial<Bundle>, rpcUrl: string): Promise<StepOutput> {
+	const { createAppHandler } = zapierCore as unknown as { createAppHandler: (app: object) => (event: object) => Promise<StepOutput> };
+	return createAppHandler(App)({ command: 'execute', method, bundle, rpc_base: rpcUrl, token: 'test-token' });
+}
+
 /** Runs a step and measures it: what it returned or threw, and how long it took. */
 export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value?: T; error?: Error }> {
 	const started = Date.now();
