@@ -122,3 +122,25 @@ it('Run Reference makes two runs with the same prompt two jobs', async () => {
 	const [a, b] = [await run('row 1'), await run('row 2')];
 	expect(a.jobId).not.toBe(b.jobId);
 });
+
+it('a replay whose job is still rendering ends throttled inside the budget, to look again later; still one job', async () => {
+	const slow = await startSandbox({ port: 0, speed: 1, insecureCallbacks: true });
+	const receiver = await startReceiver();
+	try {
+		const cache = {};
+		const bundle = { authData: authFor(slow.url, slow.keys.premium), inputData: { prompt: 'A long render', resolution: '4K', duration: 10 } };
+		await runWithCallbackUrl(PERFORM, bundle, `${receiver.url}/first-run`, cache);
+		const started = Date.now();
+		const replay = await runWithCallbackUrl(PERFORM, bundle, `${receiver.url}/replay`, cache).then(
+			() => undefined,
+			(thrown: Error) => thrown,
+		);
+		expect(Date.now() - started).toBeLessThan(30_000);
+		expect(replay?.name).toBe('ThrottledError');
+		expect(zapierErrorFields(replay).message).toMatch(/created by an earlier attempt of this step, is still (queued|running)/);
+		expect(slow.jobs.all.size).toBe(1);
+	} finally {
+		await receiver.close();
+		await slow.close();
+	}
+}, 45_000);

@@ -40,6 +40,16 @@ function withJobId(error: OmniVideoError): string {
 	return parts.join(' ');
 }
 
+/** Errors the app words itself: they reach Zapier as they are. */
+const worded = new WeakSet<Error>();
+
+/** A ThrottledError whose message the app wrote (not a 429 that Zapier's middleware turned into one). */
+export function appThrottle(z: ZObject, message: string, delaySeconds: number): Error {
+	const error = new z.errors.ThrottledError(message, delaySeconds);
+	worded.add(error);
+	return error;
+}
+
 /**
  * What a Zap shows for an error of core: 429s, and waits our own limiter would need past the
  * step's deadline, become ThrottledError (Zapier runs the step again after the real delay; nothing
@@ -47,6 +57,7 @@ function withJobId(error: OmniVideoError): string {
  * that names the job and is not retried (403, 402, failed jobs, bad input).
  */
 export function zapierError(z: ZObject, error: unknown): unknown {
+	if (error instanceof Error && worded.has(error)) return error;
 	if (error instanceof Error && error.name === 'ThrottledError') {
 		const delay = throttledDelaySeconds(error);
 		return new z.errors.ThrottledError(rateLimitMessage(delay), delay);

@@ -16,7 +16,7 @@ import {
 	type JobRecord,
 	type OmniVideoClient,
 } from '../../../core';
-import { asZapierErrors } from '../errors';
+import { appThrottle, asZapierErrors } from '../errors';
 import { omniVideoClient } from '../host';
 import { JOB_OUTPUT_FIELDS, JOB_SAMPLE, jobOutput, type JobOutput } from '../job';
 import { INCLUDE_VIDEO_FILE_FIELD, uploadFileField, videoFileHydrator } from '../files';
@@ -136,21 +136,22 @@ function surelyNotCreated(error: unknown): boolean {
 }
 
 /**
- * A job this step already created, on a replay: returned as it stands when the step does not wait,
- * else waited for within the run; still rendering, the step asks Zapier to run it again later
- * (its callback went to the earlier run, which nobody waits on any more).
+ * A job the step does not park for: returned as it stands when the step does not wait, else waited
+ * for within the run. Still rendering then, the editor's sample shows it as it stands; a replay asks
+ * Zapier to run the step again later (its callback went to the earlier run, which nobody waits on).
  */
 async function pickUp(
 	z: ZObject,
 	client: OmniVideoClient,
 	job: JobRecord,
-	options: { waits: boolean; expectedMs: number; deadlineAtMs: number; submitted: Partial<Submitted> },
+	options: { waits: boolean; isSample: boolean; expectedMs: number; deadlineAtMs: number; submitted: Partial<Submitted> },
 ): Promise<JobOutput> {
 	if (!options.waits) return finished(z, job, options.submitted);
 	const latest = await waitWithinRun(client, job, options.expectedMs, options.deadlineAtMs);
 	if (latest.status === 'failed') throw jobFailedError(latest);
-	if (latest.status === 'done') return finished(z, latest, options.submitted);
-	throw new z.errors.ThrottledError(
+	if (latest.status === 'done' || options.isSample) return finished(z, latest, options.submitted);
+	throw appThrottle(
+		z,
 		`Omni Video job ${job.id}, created by an earlier attempt of this step, is still ${latest.status}. ` +
 			`Zapier runs this step again in ${LOOK_AGAIN_SECONDS} s to pick up the video; no second job is created.`,
 		LOOK_AGAIN_SECONDS,
@@ -181,7 +182,7 @@ async function perform(z: ZObject, bundle: Bundle<GenerateInput>): Promise<JobOu
 			z.console.log(`Replay: job ${earlier.jobId} was created by an earlier attempt of this step (idempotency key ${idempotencyKey}).`);
 			const mode = generationMode(validateGenerateInput(earlier.input, { allowInsecureLoopbackCallback }));
 			const job = await client.getJob(earlier.jobId, { deadlineAtMs });
-			return pickUp(z, client, job, { waits, expectedMs: 0, deadlineAtMs, submitted: { mode, submittedAt, includeVideoFile } });
+			return pickUp(z, client, job, { waits, isSample, expectedMs: 0, deadlineAtMs, submitted: { mode, submittedAt, includeVideoFile } });
 		}
 
 		let input = earlier?.input;
@@ -203,12 +204,7 @@ async function perform(z: ZObject, bundle: Bundle<GenerateInput>): Promise<JobOu
 		await recordAttempt(z, idempotencyKey, { input, jobId: created.job.id });
 		const submitted = { mode: created.mode, submittedAt, includeVideoFile };
 		if (parks) return { ...jobOutput(created.job, { mode: created.mode, submittedAt }), includeVideoFile } satisfies Submitted;
-		if (isSample) {
-			const job = await waitWithinRun(client, created.job, created.expectedMs, deadlineAtMs);
-			if (job.status === 'failed') throw jobFailedError(job);
-			return finished(z, job, submitted);
-		}
-		return pickUp(z, client, created.job, { waits, expectedMs: created.expectedMs, deadlineAtMs, submitted });
+		return pickUp(z, client, created.job, { waits, isSample, expectedMs: created.expectedMs, deadlineAtMs, submitted });
 	});
 }
 
