@@ -145,7 +145,7 @@ export class TransportError extends OmniVideoError {
 	}
 }
 
-/** 5xx, 409 and any status the contract does not name. */
+/** 5xx, 409 and any status docs/api.md#errors does not name. */
 export class ServiceError extends OmniVideoError {
 	readonly kind = 'service';
 }

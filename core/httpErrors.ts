@@ -93,7 +93,7 @@ function header(headers: Record<string, string> | undefined, name: string): stri
 function resetDelayMs(value: string | undefined, nowMs: number): number | undefined {
 	if (value === undefined || !/^\d+(\.\d+)?$/.test(value.trim())) return undefined;
 	const number = Number(value);
-	// The contract sends Unix seconds; small values can only be a delay in seconds.
+	// Decided as Unix seconds (docs/api.md#headers); small values can only be a delay in seconds.
 	return number > 1e9 ? Math.max(0, Math.round(number * 1000 - nowMs)) : Math.round(number * 1000);
 }
 

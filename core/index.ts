@@ -21,9 +21,10 @@ export { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './g
 export { getJob, jobPath, type GetJobOptions } from './getJob';
 export { uploadImage, uploadStream, type UploadOptions, type UploadedFile } from './uploadImage';
 export { waitForJob, DEFAULT_WAIT_TIMEOUT_MS, type WaitForJobOptions } from './waitForJob';
-export { handleCallback, type CallbackOutcome, type CallbackRequest } from './callback';
+export { handleCallback, CALLBACK_LOOKUP_BUDGET_MS, type CallbackOutcome, type CallbackRequest } from './callback';
+export { DeliveryGuard, claimedOutcomeKey, type GuardedOutcome } from './deliveryGuard';
 export { jobFailedError, isTerminal } from './jobOutcome';
-export { batchOutcome, type BatchOutcome } from './batchOutcome';
+export { BatchBook, BatchProgress, reconcileBatch } from './batchProgress';
 export { newIdempotencyKey, derivedIdempotencyKey, keyFingerprint } from './idempotency';
 export { createOmniVideoClient, type OmniVideoClient, type OmniVideoClientConfig } from './client';
 export {

@@ -5,24 +5,14 @@ import { notInTime } from './requestWindows';
 const HOUR_MS = 3_600_000;
 /** How often a caller waiting for a job slot looks again (no request is spent doing so). */
 const SLOT_RECHECK_MS = 1_000;
-/**
- * A job nobody here will see end (Don't Wait) counts against the plan until a little after its
- * expected end; past that, the service's own 429 is the truth and is waited out.
- */
-const UNWATCHED_GRACE = 0.25;
-/**
- * A job whose end this process will see (it polls it, or receives its callback) keeps its slot
- * until then. This lapse only covers an end that never comes here (a lost callback, a crash).
- */
-const WATCHED_LAPSE = (expectedMs: number) => 2 * expectedMs + 60_000;
 
 /** A reserved place among the plan's concurrent jobs. */
 export interface JobSlot {
 	/**
-	 * The create succeeded: the place belongs to this job until it ends. `watched` says whether this
-	 * process will see the end (polling, or a callback it receives) or must guess it.
+	 * The create succeeded: the place belongs to this job until it is seen ended, or at the latest
+	 * until `holdUntilMs` (see slotHoldMs); `expectedDoneAtMs` tells waiting callers when to hope.
 	 */
-	bind(jobId: string, expectedDoneAtMs: number, watched?: boolean): void;
+	bind(jobId: string, expectedDoneAtMs: number, holdUntilMs: number): void;
 	/** The create failed or the job ended: give the place back. */
 	release(): void;
 }
@@ -126,12 +116,10 @@ export class JobSlots {
 		const entry: ActiveJob = { expectedDoneAtMs: now + HOUR_MS, expiresAtMs: now + HOUR_MS };
 		this.active.add(entry);
 		return {
-			bind: (jobId, expectedDoneAtMs, watched = false) => {
-				const at = this.clock.now();
-				const expected = Math.max(0, expectedDoneAtMs - at);
+			bind: (jobId, expectedDoneAtMs, holdUntilMs) => {
 				entry.jobId = jobId;
-				entry.expectedDoneAtMs = at + expected;
-				entry.expiresAtMs = at + (watched ? WATCHED_LAPSE(expected) : expected * (1 + UNWATCHED_GRACE));
+				entry.expectedDoneAtMs = expectedDoneAtMs;
+				entry.expiresAtMs = holdUntilMs;
 			},
 			release: () => {
 				this.active.delete(entry);

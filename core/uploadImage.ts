@@ -27,7 +27,7 @@ export interface UploadOptions {
 }
 
 /**
- * Uploads a source file in the contract's two steps: ask the API for a pre-signed upload URL,
+ * Uploads a source file in two steps (docs/api.md#uploads): ask the API for a pre-signed upload URL,
  * then PUT the bytes there with exactly the ticket's headers and no Authorization header (the
  * key never leaves for another host).
  */

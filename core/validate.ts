@@ -233,7 +233,7 @@ export function validateGenerateInput(
 	return request;
 }
 
-/** The mode the spec selects from the source given: image, video, or none. */
+/** The mode the source selects (docs/api.md#overview): image, video, or none. */
 export function generationMode(request: GenerateVideoRequest): GenerationMode {
 	if (request.imageUrl) return 'image-to-video';
 	if (request.videoUrl) return 'video-to-video';

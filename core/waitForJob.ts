@@ -9,7 +9,7 @@ import { settle } from './settle';
 import { sleepUnlessCancelled } from './cancellation';
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 10 * 60_000;
-/** Used when nothing is known of the job's size: the middle of the spec's 30–90 s. */
+/** Used when nothing is known of the job's size: the middle of 30–90 s (docs/api.md#render-time). */
 const UNKNOWN_EXPECTED_MS = 60_000;
 
 export interface WaitForJobOptions {

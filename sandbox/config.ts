@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { PLANS, type PlanLimits } from '../core/types';
 import defaults from './default-config.json';
+import type { RenderTimeModel } from './renderTimes';
 
 export interface KeyConfig {
 	key: string;
@@ -42,6 +43,8 @@ export interface SandboxConfig {
 	slowMs: number;
 	/** How many requests a `rate-limit-storm` refuses. */
 	stormLength: number;
+	/** How long jobs take: seeded draws across 30–90 s by size (see renderTimes.ts). */
+	renderTimes: RenderTimeModel;
 	/** Public base of the CDN; defaults to the sandbox's own URL. */
 	cdnUrl?: string;
 }

@@ -10,6 +10,7 @@ import { resolveConfig, type SandboxConfig } from './config';
 import { bearerKey, errorReply, jsonReply, newId, readBody, send, type Reply } from './httpUtil';
 import { IdempotencyStore } from './idempotency';
 import { Jobs, type FailureCode, type GenerateBody } from './jobs';
+import { RenderTimes } from './renderTimes';
 import { RateWindows } from './rateLimits';
 import { SCENARIOS, selectScenarios, type ScenarioName } from './scenarios';
 import { Uploads } from './uploads';
@@ -58,7 +59,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const uploads = new Uploads();
 	const storms = new Map<string, number>();
 	const callbacks = new Callbacks(clock, () => config.webhookSecret);
-	const jobs = new Jobs(clock, accounts, () => config.cdnUrl ?? baseUrl, (job) => callbacks.deliver(job, jobs.record(job)));
+	const jobs = new Jobs(clock, accounts, () => config.cdnUrl ?? baseUrl, (job) => callbacks.deliver(job, jobs.record(job)), new RenderTimes(config.renderTimes));
 	const sockets = new Set<Socket>();
 	const pending = new Set<ReturnType<typeof setTimeout>>();
 

@@ -129,4 +129,18 @@ describe('host budgets: deadlines and priorities', () => {
 		expect(error).toMatchObject({ failure: 'aborted', idempotencyKey: 'idem_cancel_1' });
 		expect((error as Error).message).toContain('idem_cancel_1');
 	});
+
+	it('answers a callback 503 with Retry-After when the key cannot confirm it in time, instead of holding it', async () => {
+		const { time, api, client } = fakeClient(PLANS.pro);
+		const created = await time.run(client.generateVideo({ prompt: 'one' }));
+		client.runtime.limiter.pause(45_000); // the service said 429, Retry-After 45 s
+		const start = time.clock.now();
+		const outcome = await time.run(
+			client.handleCallback({ headers: {}, rawBody: JSON.stringify({ id: created.job.id, status: 'done' }) }),
+		);
+		expect(outcome).toMatchObject({ accepted: false, status: 503, jobId: created.job.id });
+		expect(outcome.accepted === false && outcome.retryAfterSeconds).toBeGreaterThanOrEqual(44);
+		expect(time.elapsed(start)).toBe(0);
+		expect(api.lookups()).toHaveLength(0);
+	});
 });

@@ -54,7 +54,7 @@ function isNetworkFailure(error: unknown): error is { code?: string; type?: stri
 	return source?.name === 'FetchError' || source?.type === 'system' || source?.name === 'AbortError';
 }
 
-/** core's transport on `z.request`: every status comes back to core, which applies the contract. */
+/** core's transport on `z.request`: every status comes back to core, which applies docs/api.md#retries. */
 export function zapierTransport(z: ZObject): Transport {
 	const send =
 		(plain: boolean) =>

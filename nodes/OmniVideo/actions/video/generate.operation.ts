@@ -228,6 +228,9 @@ export async function createItemJob(
 		signal: this.getExecutionCancelSignal(),
 		allowInsecureLoopbackCallback: isLocalSandbox(baseUrl),
 		expectedMs: (Number(options.expectedRenderSeconds) || 0) * 1000,
+		// A polled job is seen ending here, so it keeps its place among the plan's jobs at once
+		// until then; a job left to a callback may end unseen (n8n refuses callbacks until parked).
+		watched: this.getNodeParameter('waitMode', 0) === 'poll' || isToolExecution(this),
 	});
 	const extra = { mode: created.mode, idempotencyKey: created.idempotencyKey, submittedAt: new Date().toISOString() };
 	return { created, client, extra };
