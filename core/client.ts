@@ -27,7 +27,7 @@ export interface OmniVideoClient {
 	uploadStream(input: StreamedUploadInput, options?: UploadOptions): Promise<UploadedFile>;
 	waitForJob(jobId: string, options?: WaitForJobOptions): Promise<JobRecord>;
 	handleCallback(request: CallbackRequest): Promise<CallbackOutcome>;
-	/** Tells a working key from a bad one, at the cost of one request (see contract, "Keys"). */
+	/** Tells a working key from a bad one, at the cost of one request (docs/api.md#authentication). */
 	testCredentials(options?: { deadlineAtMs?: number }): Promise<CredentialCheck>;
 }
 

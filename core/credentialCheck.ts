@@ -7,7 +7,7 @@ import { isJobBody, parseErrorBody } from './parse';
 import { jobPath } from './getJob';
 import { settle } from './settle';
 
-/** The job id the contract reserves for credential tests: valid keys get 404, bad keys 401. */
+/** The job id reserved for credential tests (docs/api.md#authentication): valid keys get 404, bad keys 401. */
 export const CREDENTIAL_CHECK_JOB_ID = 'job_credential_check';
 
 /** Why a check failed, for a platform to word and classify (reconnect, retry, fix the URL). */
@@ -51,7 +51,7 @@ const NOT_OMNI_VIDEO =
 	'The server at the Base URL answered, but not the way the Omni Video API does. Check the Base URL: it is the address of the API alone, such as https://api.your-omni-video-host.com, without /api/v1.';
 
 /**
- * Proves a key against the real API at the cost of one request (contract, "Keys"): the API's own
+ * Proves a key against the real API at the cost of one request (docs/api.md#authentication): the API's own
  * 404 for the reserved job means the key works; 401 a bad key, 403 a plan without API access; no
  * answer, or an answer in another shape, says the Base URL is wrong or the service unreachable,
  * not that the key is bad.
