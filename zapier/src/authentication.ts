@@ -27,8 +27,9 @@ function refused(z: ZObject, check: Extract<CredentialCheck, { ok: false }>): Er
 }
 
 /**
- * Proves the key against the real API in one request, inside a few seconds: only the API's own
- * answer counts (a web server's 404 at a wrong Base URL does not), a server that cannot be reached
+ * Proves the key against the real API in one request, inside a few seconds
+ * (docs/api.md#authentication): only the API's own answer counts (a web server's 404 at a wrong
+ * Base URL does not), a server that cannot be reached
  * is not reported as a bad key, and a plan the service's rate-limit headers contradict is named.
  */
 async function test(z: ZObject, bundle: Bundle): Promise<Tested> {
