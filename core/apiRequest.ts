@@ -1,5 +1,6 @@
-import type { ClientContext, HttpMethod, HttpResponse, AbortSignalLike } from './transport';
+import { RESPONSE_TOO_LARGE, type ClientContext, type HttpMethod, type HttpResponse, type AbortSignalLike } from './transport';
 import type { RateLimiter, RequestPriority } from './limiter';
+import type { RenderCalibration } from './renderCalibration';
 import { sleepUnlessCancelled, throwIfAborted } from './cancellation';
 import { TransportFailure } from './errors';
 import { settle } from './settle';
@@ -43,6 +44,8 @@ export interface ApiCall {
 /** Everything a call needs: the host's transport and time, and the key's shared limiter. */
 export interface ApiRuntime extends ClientContext {
 	limiter: RateLimiter;
+	/** How this key's jobs really take compared with their estimates (see RenderCalibration). */
+	calibration: RenderCalibration;
 }
 
 /** What to do after one attempt that got no 2xx: wait and try again, or give up with an error. */
@@ -140,7 +143,9 @@ function afterNoResponse(runtime: ApiRuntime, call: ApiCall, failure: unknown, a
 	}
 	if (!(failure instanceof TransportFailure) && !call.signal?.aborted) return { fail: asError(failure) };
 	const kind = failure instanceof TransportFailure ? failure.failure : 'aborted';
-	const retryable = kind === 'refused' || (call.idempotencyKey === undefined && kind !== 'aborted');
+	// An oversized answer will be as large the next time.
+	const tooLarge = failure instanceof TransportFailure && failure.code === RESPONSE_TOO_LARGE;
+	const retryable = kind === 'refused' || (call.idempotencyKey === undefined && kind !== 'aborted' && !tooLarge);
 	if (retryable && attempt < MAX_SAFE_RETRIES) return { retryAfterMs: backoffMs(runtime, attempt) };
 	return { fail: afterNoResponseError(runtime, call, failure) };
 }

@@ -2,6 +2,7 @@ import type { ApiRuntime } from './apiRequest';
 import type { ClientContext } from './transport';
 import type { GenerateVideoInput, JobRecord, PlanLimits, StreamedUploadInput, UploadImageInput } from './types';
 import { sharedLimiter } from './limiter';
+import { sharedCalibration } from './renderCalibration';
 import { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './generateVideo';
 import { getJob, type GetJobOptions } from './getJob';
 import { uploadImage, uploadStream, type UploadOptions, type UploadedFile } from './uploadImage';
@@ -40,6 +41,7 @@ export function createOmniVideoClient(config: OmniVideoClientConfig): OmniVideoC
 		sleep: config.sleep,
 		random: config.random,
 		limiter: sharedLimiter(config.limiterKey, config.limits, config.clock, config.sleep),
+		calibration: sharedCalibration(config.limiterKey),
 	};
 	return {
 		runtime,

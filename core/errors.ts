@@ -158,6 +158,8 @@ export class TransportFailure extends Error {
 	constructor(
 		readonly failure: TransportFailureKind,
 		message: string,
+		/** A finer reason where one helps the user, e.g. `response_too_large`. */
+		readonly code?: string,
 	) {
 		super(message);
 		this.name = 'TransportFailure';

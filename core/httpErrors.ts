@@ -1,4 +1,4 @@
-import type { HttpResponse } from './transport';
+import { RESPONSE_TOO_LARGE, type HttpResponse } from './transport';
 import {
 	AuthError,
 	CreditsError,
@@ -13,6 +13,7 @@ import {
 	type TransportFailure,
 } from './errors';
 import { parseErrorBody } from './parse';
+import { MAX_PLAIN_REDIRECTS } from './plainRequest';
 
 /*
  * Every message reads "<what happened> (<status> <code>, request <id>). <what to do>." and the
@@ -178,7 +179,11 @@ function refusedInput(
 ): ValidationError {
 	const { status } = response;
 	const { code } = parsed;
-	const field = (code ? FIELD_OF_CODE[code] : undefined) ?? (status === 413 ? 'data' : undefined);
+	// A 413 on a create is the JSON body, not a file: no field of the input is named `data`.
+	const isBodyTooLarge = status === 413 && context.operation === 'generate';
+	const field =
+		(code && !isBodyTooLarge ? FIELD_OF_CODE[code] : undefined) ??
+		(status === 413 && !isBodyTooLarge ? 'data' : undefined);
 	const problems: FieldProblem[] = field
 		? [
 				{
@@ -199,6 +204,10 @@ function refusedInput(
 		happened = `The idempotency key${key} was already used for a different request`;
 		advice =
 			'Use a new idempotency key for new input; reuse a key only to repeat exactly the same request.';
+	} else if (isBodyTooLarge) {
+		happened = `The request is too large for the Omni Video API${quote(parsed.message)}`;
+		advice =
+			'Shorten the prompt, and pass Image URL, Video URL and Callback URL as addresses (the file URL from Upload Image), never as a file\'s content.';
 	} else if (status === 413) {
 		happened = `The file is too large for the Omni Video API${quote(parsed.message)}`;
 		advice = 'Use a smaller file, for example a shorter clip or a smaller image.';
@@ -344,9 +353,12 @@ export function errorFromResponse(response: HttpResponse, context: ErrorContext)
 		advice = 'Try again in a few minutes.';
 	} else {
 		happened = `${who} gave an unexpected answer when trying to ${act}${said}`;
+		const onApi = host(context) === 'the Omni Video API';
 		advice =
 			status >= 300 && status < 400
-				? 'Check the base URL in the credential: the API answers without redirects.'
+				? onApi
+					? 'Check the base URL in the credential: the API answers without redirects.'
+					: `It redirected more than ${MAX_PLAIN_REDIRECTS} times: try again later, or contact Omni Video support with the request id.`
 				: 'Try again later; if this keeps happening, contact Omni Video support with the request id.';
 	}
 	if (context.operation === 'generate') advice = createOutcomeAdvice(context);
@@ -381,7 +393,10 @@ export function errorFromTransportFailure(
 			advice = '';
 			break;
 		case 'malformed':
-			happened = `The answer of ${where} could not be read when trying to ${act} (malformed response)`;
+			happened =
+				failure.code === RESPONSE_TOO_LARGE
+					? `The answer of ${where} was far larger than expected when trying to ${act} (${failure.message}), so it was not read`
+					: `The answer of ${where} could not be read when trying to ${act} (malformed response)`;
 			break;
 		case 'other':
 			happened = `The request to ${act} failed (${cleanText(failure.message) || 'no reason given'})`;
@@ -395,7 +410,7 @@ export function errorFromTransportFailure(
 		advice === '' ? `${happened}.` : `${happened}. ${advice}`,
 		failure.failure,
 		{
-			code: failure.failure,
+			code: failure.code ?? failure.failure,
 			jobId: context.jobId,
 			idempotencyKey: context.idempotencyKey,
 			hint: advice === '' ? undefined : advice,

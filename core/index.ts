@@ -20,6 +20,7 @@ export { callApi, type ApiCall, type ApiRuntime } from './apiRequest';
 export { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './generateVideo';
 export { getJob, jobPath, type GetJobOptions } from './getJob';
 export { uploadImage, uploadStream, type UploadOptions, type UploadedFile } from './uploadImage';
+export { sendPlain, MAX_PLAIN_REDIRECTS } from './plainRequest';
 export { waitForJob, DEFAULT_WAIT_TIMEOUT_MS, type WaitForJobOptions } from './waitForJob';
 export { handleCallback, CALLBACK_LOOKUP_BUDGET_MS, type CallbackOutcome, type CallbackRequest } from './callback';
 export { DeliveryGuard, claimedOutcomeKey, type GuardedOutcome } from './deliveryGuard';

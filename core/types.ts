@@ -84,6 +84,8 @@ export interface StreamedUploadInput {
 	body: unknown;
 	/** Stops the source when the upload is refused before its bytes are read. */
 	cancel?: () => void;
+	/** The body again from its start, when storage redirects the upload (see StreamBody). */
+	reopen?: () => Promise<unknown>;
 }
 
 /** Requests per window and concurrent jobs allowed by a plan. */

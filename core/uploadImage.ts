@@ -6,6 +6,7 @@ import { validateStreamedUpload, validateUploadInput } from './validate';
 import { parseUploadTicket } from './parse';
 import { TransportFailure } from './errors';
 import { settle } from './settle';
+import { sendPlain } from './plainRequest';
 import { errorFromResponse, errorFromTransportFailure } from './httpErrors';
 
 export interface UploadedFile {
@@ -45,13 +46,17 @@ export async function uploadStream(runtime: ApiRuntime, input: StreamedUploadInp
 	const sent = await settle(
 		(async () => {
 			const file = validateStreamedUpload(input, options.kind ?? 'image');
-			const body = new StreamBody(file.body, file.size);
-			return sendUpload(runtime, { filename: file.filename, contentType: file.contentType, size: file.size, body }, options);
+			return sendUpload(runtime, { filename: file.filename, contentType: file.contentType, size: file.size, body: streamBody(file, file.body) }, options);
 		})(),
 	);
 	if (sent.ok) return sent.value;
 	input.cancel?.();
 	throw sent.error;
+}
+
+function streamBody(input: StreamedUploadInput, stream: unknown): StreamBody {
+	const { reopen } = input;
+	return new StreamBody(stream, input.size, reopen && (async () => streamBody(input, await reopen())));
 }
 
 async function sendUpload(
@@ -70,7 +75,7 @@ async function sendUpload(
 	const ticket = parseUploadTicket(response.body);
 	const context = () => ({ operation: 'uploadPut' as const, nowMs: runtime.clock.now() });
 	const sent = await settle(
-		runtime.transport.plain({
+		sendPlain(runtime.transport.plain, {
 			method: ticket.method as HttpMethod,
 			url: ticket.uploadUrl,
 			headers: { 'Content-Type': file.contentType, ...ticket.headers },

@@ -26,6 +26,12 @@ const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 const MAX_SHOWN_CHARS = 60;
 
+/**
+ * Longer addresses are the file's content pasted in (a data: URL, base64), not a link; servers and
+ * proxies commonly refuse URLs past 8 KB, and the API's JSON body has a size limit of its own.
+ */
+export const MAX_URL_CHARS = 8192;
+
 function isBlank(value: unknown): boolean {
 	return (
 		value === undefined || value === null || (typeof value === 'string' && value.trim() === '')
@@ -157,6 +163,18 @@ function checkDuration(value: unknown, problems: FieldProblem[]): number {
 	return seconds;
 }
 
+/** A URL past MAX_URL_CHARS is reported once, without the parse errors that would follow. */
+function isTooLong(field: string, value: unknown, what: string, problems: FieldProblem[]): boolean {
+	if (typeof value !== 'string' || value.length <= MAX_URL_CHARS) return false;
+	const label = { imageUrl: 'Image URL', videoUrl: 'Video URL', callbackUrl: 'Callback URL' }[field] ?? field;
+	problems.push({
+		field,
+		value,
+		message: `${label} must be ${what} of at most ${MAX_URL_CHARS} characters (got ${value.length}): pass an address, such as the file URL from Upload Image, not a file's content.`,
+	});
+	return true;
+}
+
 function checkSourceUrl(
 	field: 'imageUrl' | 'videoUrl',
 	value: unknown,
@@ -165,6 +183,7 @@ function checkSourceUrl(
 	if (isBlank(value)) return undefined;
 	const label = field === 'imageUrl' ? 'Image URL' : 'Video URL';
 	const source = field === 'imageUrl' ? 'image' : 'video';
+	if (isTooLong(field, value, `a link to the ${source}`, problems)) return undefined;
 	if (typeof value === 'string' && absoluteUrl(value.trim(), ['https:', 'http:'])) {
 		return value.trim();
 	}
@@ -182,6 +201,7 @@ function checkCallbackUrl(
 	problems: FieldProblem[],
 ): string | undefined {
 	if (isBlank(value)) return undefined;
+	if (isTooLong('callbackUrl', value, 'an address', problems)) return undefined;
 	if (typeof value === 'string') {
 		const url = absoluteUrl(value.trim(), ['https:', 'http:']);
 		const loopback = url !== undefined && LOOPBACK_HOSTS.has(url.hostname);
@@ -198,11 +218,24 @@ function checkCallbackUrl(
 	return undefined;
 }
 
+/** Refuses a missing or non-object input (null from an expression, a string) as a user error. */
+function requireObject<T>(input: T, what: string, example: string): void {
+	if (input !== null && typeof input === 'object' && !Array.isArray(input)) return;
+	throwIfProblems([
+		{
+			field: 'input',
+			value: input,
+			message: `${what} needs its fields as an object, such as ${example} (got ${describe(input)}).`,
+		},
+	]);
+}
+
 /** Checks a Generate Video input against the spec and returns the request body to send. */
 export function validateGenerateInput(
 	input: GenerateVideoInput,
 	options: { allowInsecureLoopbackCallback?: boolean } = {},
 ): GenerateVideoRequest {
+	requireObject(input, 'Generate Video', '{ "prompt": "a red kite over the sea" }');
 	const problems: FieldProblem[] = [];
 	checkModel(input.model, problems);
 	const prompt = checkPrompt(input.prompt, problems);
@@ -332,6 +365,7 @@ export function validateUploadInput(
 	input: UploadImageInput,
 	kind: 'image' | 'video' = 'image',
 ): UploadImageInput {
+	requireObject(input, 'Upload Image', '{ "data": <the file\'s bytes>, "filename": "photo.png" }');
 	const { filename, contentType } = checkUploadFile(input, input.data, kind);
 	return { filename, contentType, data: input.data };
 }

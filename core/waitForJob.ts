@@ -41,7 +41,8 @@ export async function waitForJob(
 	const createdAt = Math.min(options.createdAtMs ?? startedAt, startedAt);
 	const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
 	const deadline = startedAt + timeoutMs;
-	const expectedMs = options.expectedMs ?? UNKNOWN_EXPECTED_MS;
+	const givenMs = options.expectedMs ?? UNKNOWN_EXPECTED_MS;
+	const expectedMs = runtime.calibration.calibrated(givenMs);
 	let progress: number | undefined;
 
 	for (let attempt = 0; ; attempt++) {
@@ -57,7 +58,10 @@ export async function waitForJob(
 		}
 		if (!looked.ok) continue;
 		const job = looked.value;
-		if (job.status === 'done') return job;
+		if (job.status === 'done') {
+			learnRenderTime(runtime, job, givenMs);
+			return job;
+		}
 		if (job.status === 'failed') throw jobFailedError(job);
 		progress = job.progress;
 		options.onProgress?.(job);
@@ -70,4 +74,12 @@ export async function waitForJob(
 			);
 		}
 	}
+}
+
+/** A finished job says how long it really took: the key's calibration learns from it. */
+function learnRenderTime(runtime: ApiRuntime, job: JobRecord, expectedMs: number): void {
+	// Parsed records hold ISO timestamps (see parseJob).
+	const created = Date.parse(job.createdAt ?? '');
+	const completed = Date.parse(job.completedAt ?? '');
+	if (Number.isFinite(created) && Number.isFinite(completed)) runtime.calibration.record(expectedMs, completed - created);
 }

@@ -13,6 +13,8 @@ export interface KeyConfig {
 	/** Scenarios applied to every request made with this key. */
 	scenarios?: string[];
 	label?: string;
+	/** How `echo-key` quotes this key (an ECHO_ENCODINGS name; X-Sandbox-Echo overrides it). */
+	echo?: string;
 }
 
 export interface AccountConfig {
@@ -37,6 +39,8 @@ export interface SandboxConfig {
 	maxUploadBytes: number;
 	/** Size of the MP4 served in large-file mode (`?large=1` or the `large-output` scenario). */
 	largeFileBytes: number;
+	/** Size of the JSON answer sent by the `huge-answer` scenario. */
+	hugeAnswerBytes: number;
 	/** How long (real ms) `timeout-after-accept` holds the response before cutting the socket. */
 	holdMs: number;
 	/** Real ms added by `slow-response`. */

@@ -340,6 +340,34 @@ describe('file fields', () => {
 	});
 });
 
+describe('answers and redirects', () => {
+	const keyWith = (scenario: string) => {
+		const key = `omni_test_${scenario}_${Math.random().toString(36).slice(2, 8)}`;
+		sandbox.accounts.addKey({ key, account: 'acct_premium', scenarios: [scenario] });
+		return key;
+	};
+
+	it('a job answer larger than 1 MiB fails with a clear error naming the job, unread', async () => {
+		await expect(
+			runStep('searches.findJob.operation.perform', { authData: auth(keyWith('huge-answer')), inputData: { jobId: 'job_huge' } }),
+		).rejects.toThrow(/larger than expected.*job_huge|job_huge.*larger than expected/s);
+	});
+
+	it("Upload Image follows the storage host's 307 and 308 with the same bytes", async () => {
+		const files = await fileHost(PNG, 'image/png');
+		try {
+			const result = (await runStep('creates.uploadImage.operation.perform', {
+				authData: auth(keyWith('upload-redirect')),
+				inputData: { file: `${files.url}/files/product.png` },
+			})) as Record<string, unknown>;
+			const fetched = await fetch(String(result.fileUrl));
+			expect(Buffer.from(await fetched.arrayBuffer())).toEqual(PNG);
+		} finally {
+			await files.close();
+		}
+	});
+});
+
 describe('Find Job', () => {
 	it('finds a job by id, and nothing for an unknown id', async () => {
 		const created = (await runStep('creates.generateVideo.operation.perform', {

@@ -94,6 +94,14 @@ export async function uploadFileField(z: ZObject, client: OmniVideoClient, value
 				whole.destroy();
 				body.destroy();
 			},
+			// Storage redirected the upload: the first stream went to the first address.
+			reopen: async () => {
+				whole.destroy();
+				body.destroy();
+				const again = await plainDownload(z, url);
+				if (again.status >= 400) throw new z.errors.Error(`${options.field}: the file at ${url} could not be read again (HTTP ${again.status}).`, 'file_unreadable', again.status);
+				return again.body;
+			},
 		},
 		upload,
 	);

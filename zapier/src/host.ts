@@ -8,6 +8,8 @@ import {
 	isLocalSandbox,
 	keyFingerprint,
 	planLimits,
+	readCapped,
+	MAX_PLAIN_REDIRECTS,
 	type HttpRequest,
 	type HttpResponse,
 	type OmniVideoClient,
@@ -76,6 +78,8 @@ export function zapierTransport(z: ZObject): Transport {
 								: JSON.stringify(request.body),
 					timeout: request.timeoutMs,
 					redirect: 'manual',
+					// The body is read here, up to core's cap, never whole into memory.
+					raw: true,
 					skipThrowForStatus: true,
 					middlewareData: plain ? PLAIN : {},
 				});
@@ -87,14 +91,15 @@ export function zapierTransport(z: ZObject): Transport {
 			response.headers.forEach((value: string, name: string) => {
 				headers[name.toLowerCase()] = value;
 			});
-			return { status: response.status, headers, body: bodyFromText(response.content) };
+			const chunks = await readCapped(response.body as AsyncIterable<Uint8Array>, headers['content-length']);
+			return { status: response.status, headers, body: bodyFromText(Buffer.concat(chunks).toString('utf8')) };
 		};
 	return { api: send(false), plain: send(true) };
 }
 
 /** A plain GET that streams a URL's body (a Zapier file, the CDN): never with the key. */
 export function plainDownload(z: ZObject, url: string) {
-	return z.request({ url, method: 'GET', raw: true, skipThrowForStatus: true, middlewareData: PLAIN });
+	return z.request({ url, method: 'GET', raw: true, follow: MAX_PLAIN_REDIRECTS, skipThrowForStatus: true, middlewareData: PLAIN });
 }
 
 // Zapier runs app code as plain Node: timers are the way to wait.
