@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { omniVideoClient } from '../shared/n8nHost';
-import { downloadVideo, jobJson } from '../shared/jobOutput';
+import { jobItem, jobJson, videoField } from '../shared/jobOutput';
 import { callbackRequestOf, perJobWebhookMethods, respond, respondRefused } from '../shared/webhookRequest';
 import { DeliveryGuard, claimedOutcomeKey, type JobRecord } from '../../core';
 import { rememberDelivery } from './deliveryLog';
@@ -110,15 +110,13 @@ export class OmniVideoTrigger implements INodeType {
 const deliveries = new DeliveryGuard();
 
 async function startedItem(context: IWebhookFunctions, job: JobRecord, confirmedBy: string): Promise<IWebhookResponseData> {
-	const item: INodeExecutionData = { json: jobJson(job, { confirmedBy }) };
-	if (job.status === 'done' && (context.getNodeParameter('download', false) as boolean)) {
-		const field = context.getNodeParameter('outputBinaryPropertyName', 'video') as string;
-		try {
-			item.binary = { [field]: await downloadVideo(context, job) };
-		} catch (error) {
-			// The workflow still starts: the URLs are in the JSON and can be fetched later.
-			item.json.downloadError = error instanceof Error ? error.message : String(error);
-		}
+	const extra = { confirmedBy };
+	let item: INodeExecutionData;
+	try {
+		item = await jobItem(context, job, { field: videoField(context), extra });
+	} catch (error) {
+		// The workflow still starts: the URLs are in the JSON and can be fetched later.
+		item = { json: jobJson(job, { ...extra, downloadError: error instanceof Error ? error.message : String(error) }) };
 	}
 	return { noWebhookResponse: true, workflowData: [[item]] };
 }

@@ -9,9 +9,9 @@ import { NodeOperationError } from 'n8n-workflow';
 import { BatchBook, BatchProgress, isOmniVideoError, reconcileBatch } from '../../../../core';
 import { omniVideoClient } from '../../../shared/n8nHost';
 import { errorJson, toNodeError } from '../../../shared/nodeErrors';
-import { jobJson } from '../../../shared/jobOutput';
+import { jobItem, jobJson, videoField } from '../../../shared/jobOutput';
 import { callbackRequestOf, respond, respondRefused } from '../../../shared/webhookRequest';
-import { createItemJob, downloadTarget, finishedItem } from './generate.operation';
+import { createItemJob } from './createItemJob';
 import { MAX_CALLBACK_ITEMS, decodeCallbackBatch, encodeCallbackBatch, type CallbackBatch } from './callbackBatch';
 
 /**
@@ -124,13 +124,13 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 	if (!progress.claimResume()) return { noWebhookResponse: true };
 	batches.close(executionId);
 	const complete = new Map(progress.jobs().map((job) => [job.id, job]));
-	const download = downloadTarget(this);
+	const field = videoField(this);
 	const items = await Promise.all(
 		batch.entries.map(async (entry, item) => {
 			if (!('jobId' in entry)) return notCreatedItem(entry.failedKind, item);
 			const job = complete.get(entry.jobId)!;
 			try {
-				return await finishedItem(this, job, item, {}, download);
+				return await jobItem(this, job, { field, itemIndex: item });
 			} catch (error) {
 				return { json: { ...jobJson(job), ...errorJson(error) }, pairedItem: { item } };
 			}
