@@ -25,8 +25,14 @@ export class BatchProgress {
 		readonly jobIds: readonly string[],
 		/** When every job of the batch should have ended, by the estimates. */
 		readonly expectedEndAtMs: number,
-		/** Whether this process saw every callback since the batch was created. */
+		/**
+		 * Whether this process can have seen every callback since the batch was created. A job that
+		 * should have ended before that (its `expectedEnds` entry is earlier) may have called back
+		 * while nobody could accept it (n8n refuses callbacks until the execution is parked).
+		 */
 		private readonly watchedFromStart: boolean,
+		/** Each job's own expected end, when known, and when the batch began to be watched. */
+		private readonly perJob: { expectedEnds: ReadonlyMap<string, number>; watchedSinceMs: number } | undefined = undefined,
 	) {}
 
 	includes(jobId: string): boolean {
@@ -50,9 +56,15 @@ export class BatchProgress {
 		return this.jobIds.filter((id) => {
 			if (this.ended.has(id)) return false;
 			const checked = this.checkedAt.get(id);
-			if (checked === undefined) return !this.watchedFromStart || late;
+			if (checked === undefined) return !this.watchedFromStart || late || this.mayHaveCalledUnseen(id);
 			return late && nowMs - checked >= RECHECK_MS;
 		});
+	}
+
+	/** The job should have ended before its callbacks could be received here. */
+	private mayHaveCalledUnseen(jobId: string): boolean {
+		const expectedEnd = this.perJob?.expectedEnds.get(jobId);
+		return expectedEnd !== undefined && expectedEnd < this.perJob!.watchedSinceMs;
 	}
 
 	/** True exactly once, when the batch is complete: the caller that gets it resumes the run. */

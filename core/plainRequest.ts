@@ -1,4 +1,4 @@
-import type { HttpRequest, HttpResponse, SendRequest } from './transport';
+import { StreamBody, type HttpRequest, type HttpResponse, type SendRequest } from './transport';
 
 /** Storage and CDN hosts redirect to a region or a mirror once or twice; more is a loop. */
 export const MAX_PLAIN_REDIRECTS = 5;
@@ -22,9 +22,15 @@ export async function sendPlain(send: SendRequest, request: HttpRequest): Promis
 		if (!REDIRECT_STATUSES.has(response.status) || !location || hop >= MAX_PLAIN_REDIRECTS) return response;
 		const url = new URL(location, current.url).toString();
 		const asGet = response.status === 303 || ((response.status === 301 || response.status === 302) && current.method === 'POST');
-		current = asGet
-			? { ...current, url, method: 'GET', body: undefined, headers: withoutBodyHeaders(current.headers) }
-			: { ...current, url };
+		if (asGet) {
+			current = { ...current, url, method: 'GET', body: undefined, headers: withoutBodyHeaders(current.headers) };
+		} else if (current.body instanceof StreamBody) {
+			// A stream was read by the first hop: follow only when its source can give it again.
+			if (!current.body.reopen) return response;
+			current = { ...current, url, body: await current.body.reopen() };
+		} else {
+			current = { ...current, url };
+		}
 	}
 }
 

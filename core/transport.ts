@@ -21,11 +21,24 @@ export interface HttpRequest {
 	/** Absolute URL. */
 	url: string;
 	headers?: Record<string, string>;
-	/** JSON-serialisable value (sent as JSON) or raw bytes (sent as they are). */
+	/** JSON-serialisable value (sent as JSON), raw bytes (sent as they are) or a StreamBody. */
 	body?: unknown;
 	/** Per-request time limit. */
 	timeoutMs?: number;
 	signal?: AbortSignalLike;
+}
+
+/**
+ * A body sent as it is read, with its length announced (pre-signed upload URLs need it). Only a
+ * host that hands core streams (Zapier's file fields) sends one, and its transport knows `stream`.
+ */
+export class StreamBody {
+	constructor(
+		readonly stream: unknown,
+		readonly length: number,
+		/** The same bytes from their start again (a stream is read once): for following a redirect. */
+		readonly reopen?: () => Promise<StreamBody>,
+	) {}
 }
 
 export interface HttpResponse {

@@ -10,6 +10,7 @@ import {
 	type GenerateVideoRequest,
 	type GenerationMode,
 	type Resolution,
+	type StreamedUploadInput,
 	type UploadImageInput,
 } from './types';
 import { ValidationError, type FieldProblem } from './errors';
@@ -365,10 +366,30 @@ export function validateUploadInput(
 	kind: 'image' | 'video' = 'image',
 ): UploadImageInput {
 	requireObject(input, 'Upload Image', '{ "data": <the file\'s bytes>, "filename": "photo.png" }');
+	const { filename, contentType } = checkUploadFile(input, input.data, kind);
+	return { filename, contentType, data: input.data };
+}
+
+/**
+ * The same checks for a file sent as a stream: its type is told from its first bytes (`head`),
+ * its emptiness from the size its source announced.
+ */
+export function validateStreamedUpload(
+	input: StreamedUploadInput,
+	kind: 'image' | 'video' = 'image',
+): StreamedUploadInput {
+	const { filename, contentType } = checkUploadFile(input, input.size > 0 ? input.head : new Uint8Array(0), kind);
+	return { ...input, filename, contentType };
+}
+
+function checkUploadFile(
+	input: { filename?: unknown; contentType?: unknown },
+	data: unknown,
+	kind: 'image' | 'video',
+): { filename: string; contentType: string } {
 	const problems: FieldProblem[] = [];
 	const allowed: readonly string[] = kind === 'image' ? IMAGE_TYPES : VIDEO_TYPES;
 	const label = kind === 'image' ? 'a JPEG, PNG or WebP image' : 'an MP4 or QuickTime video';
-	const data: unknown = input.data;
 	const bytes = isBytes(data) && data.byteLength > 0 ? data : undefined;
 	if (!bytes) {
 		problems.push({
@@ -409,5 +430,5 @@ export function validateUploadInput(
 		typeof input.filename === 'string' && input.filename.trim() !== ''
 			? input.filename.trim()
 			: `upload.${EXTENSIONS[type]}`;
-	return { filename, contentType: type, data: bytes as Uint8Array };
+	return { filename, contentType: type };
 }

@@ -16,6 +16,8 @@ export interface WaitForJobOptions {
 	/** Give up after this long (default 10 minutes); the error names the job id. */
 	timeoutMs?: number;
 	signal?: AbortSignalLike;
+	/** Each look must be answered by then (see ApiCall); keep timeoutMs inside it. */
+	deadlineAtMs?: number;
 	/** Expected render time (from generateVideo); decides when to take the first look. */
 	expectedMs?: number;
 	/** When the job was created, if earlier than now. */
@@ -49,7 +51,7 @@ export async function waitForJob(
 		const lastLook = now + delay >= deadline;
 		const what = `Waiting for Omni Video job ${jobId}`;
 		await sleepUnlessCancelled(runtime.sleep, Math.min(delay, deadline - now), options.signal, what, jobId);
-		const looked = await settle(getJob(runtime, jobId, { signal: options.signal }));
+		const looked = await settle(getJob(runtime, jobId, { signal: options.signal, deadlineAtMs: options.deadlineAtMs }));
 		// One unreadable answer is no reason to give up a job that is still rendering.
 		if (!looked.ok && !(looked.error instanceof TransportError && looked.error.failure === 'malformed' && !lastLook)) {
 			throw looked.error;

@@ -39,4 +39,13 @@ describe('BatchProgress: a batch of jobs behind one callback URL', () => {
 		await time.run(reconcileBatch(client.runtime, progress));
 		expect(progress.complete).toBe(true);
 	});
+
+	it('looks up at the first callback a job that should have ended before the batch was parked', () => {
+		const expectedEnds = new Map([
+			['early', 40_000],
+			['late', 130_000],
+		]);
+		const progress = new BatchProgress(['early', 'late'], 130_000, true, { expectedEnds, watchedSinceMs: 70_000 });
+		expect(progress.inDoubt(75_000)).toEqual(['early']);
+	});
 });

@@ -51,6 +51,7 @@ export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeEx
 	}
 
 	const createdJobs = created.flatMap((result) => (result.ok ? [result.created] : []));
+	const createdExtras = created.flatMap((result) => (result.ok ? [result.extra] : []));
 	const expectedEndAtMs = Date.now() + Math.max(0, ...createdJobs.map((job) => job.expectedMs));
 	const batch: CallbackBatch = {
 		nodeId: this.getNode().id,
@@ -68,7 +69,13 @@ export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeEx
 	this.getWorkflowDataProxy(0).$execution.customData.setAll(entries);
 	// This process receives the callbacks (n8n's main process, or its webhook processor in the
 	// same process): it follows the batch from the start and needs no lookups to know its state.
-	batches.open(this.getExecutionId(), new BatchProgress(jobIds, expectedEndAtMs, true), Date.now());
+	// Jobs that should have ended while the other creates waited for a slot may have called back
+	// before the park, and n8n refused those callbacks: they are looked up at the first callback.
+	const expectedEnds = new Map(
+		createdJobs.map((job, index) => [job.job.id, Date.parse(String(createdExtras[index].submittedAt)) + job.expectedMs]),
+	);
+	const perJob = { expectedEnds, watchedSinceMs: Date.now() };
+	batches.open(this.getExecutionId(), new BatchProgress(jobIds, expectedEndAtMs, true, perJob), Date.now());
 
 	const limitMinutes = this.getNodeParameter('callbackTimeoutMinutes', 0, 60) as number;
 	await this.putExecutionToWait(new Date(Date.now() + limitMinutes * 60_000));
