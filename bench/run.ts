@@ -28,8 +28,8 @@ const CPU_SIZES = [50, 200, 1000];
 /** Known causes of the targets this run misses, shown beside the figures (see the README). */
 const WHY: Partial<Record<string, string>> = {
 	[STRATEGIES.n8nSigned]:
-		'The node parks the execution only once its last create is sent, which with more items than the plan runs at once takes the whole batch; callbacks of the jobs that end meanwhile reach an execution n8n still runs, are answered 409, and come back on the service’s retry schedule (5 s, 5 min, 30 min)',
-	[STRATEGIES.n8nLookup]: 'As (d) signed: parked only after the last create; earlier callbacks are refused 409 and retried by the service minutes later',
+		'While it creates, the node cannot see jobs end (n8n refuses their callbacks with 409 until the execution is parked), so it holds each slot as long as a job of that size can take: on Pro the creates came in rounds of about 95 s against renders of 30–90 s. After the park, the jobs whose callbacks were refused are looked up, and those lookups met rate_limited 429s in bursts, one job up to 7 times in the same second',
+	[STRATEGIES.n8nLookup]: 'As (d) signed: slots held for the longest render while creating, then bursts of lookups after the park meeting rate_limited 429s',
 	[STRATEGIES.polling]:
 		'A polled job keeps its slot among the plan’s jobs at once until a lookup sees it ended, so every look that comes after the end (see the known-after-end column) delays the next create by as much; and the first look, at the typical render time, finds about half the jobs still running',
 };
@@ -134,7 +134,8 @@ Made by \`npm run bench\` on ${input.date} UTC, on ${input.machine}; the whole r
 Each row is one run of ${OPTIONS.rows} jobs (${ROW_SIZE.resolution}, ${ROW_SIZE.duration} s, one job per row)
 against a fresh in-process sandbox, sped up ×${OPTIONS.speed}, whose render times are drawn with seed
 ${OPTIONS.renderTimes.seed} and spread ${OPTIONS.renderTimes.spread} (log-normal, clamped to 30–90 s): every run gets the same render times in
-the order it creates its jobs. Times are on the sandbox's clock (virtual).
+the order it creates its jobs. Times are on the sandbox's clock (virtual); at ×${OPTIONS.speed}, a millisecond
+of real latency is ${OPTIONS.speed} ms of virtual time, so ratios vary by a few hundredths from run to run.
 
 - **Wall**: first request to the last job the client knows has ended. **Limit**: the plan's physical
   limit, the larger of list-scheduling the jobs' actual render times on the plan's jobs-at-once, and
