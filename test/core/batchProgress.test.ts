@@ -48,4 +48,16 @@ describe('BatchProgress: a batch of jobs behind one callback URL', () => {
 		const progress = new BatchProgress(['early', 'late'], 130_000, true, { expectedEnds, watchedSinceMs: 70_000 });
 		expect(progress.inDoubt(75_000)).toEqual(['early']);
 	});
+
+	it('hands each job in doubt to one of several callbacks arriving together', async () => {
+		const { time, api, client } = fakeClient(PLANS.pro);
+		const created = await time.run(Promise.all([1, 2, 3].map((i) => client.generateVideo({ prompt: `p${i}` }))));
+		const ids = created.map((c) => c.job.id);
+		const progress = new BatchProgress(ids, time.clock.now() + 60_000, false);
+		await time.advance(70_000);
+		const before = api.lookups().length;
+		await time.run(Promise.all([1, 2, 3, 4].map(() => reconcileBatch(client.runtime, progress))));
+		expect(api.lookups().length - before).toBe(3);
+		expect(progress.complete).toBe(true);
+	});
 });
