@@ -28,8 +28,8 @@ const CPU_SIZES = [50, 200, 1000];
 /** Known causes of the targets this run misses, shown beside the figures (see the README). */
 const WHY: Partial<Record<string, string>> = {
 	[STRATEGIES.n8nSigned]:
-		'While it creates, the node cannot see jobs end (n8n refuses their callbacks with 409 until the execution is parked), so it holds each slot as long as a job of that size can take: on Pro the creates came in rounds of about 95 s against renders of 30–90 s. After the park, the jobs whose callbacks were refused are looked up, and those lookups met rate_limited 429s in bursts, one job up to 7 times in the same second',
-	[STRATEGIES.n8nLookup]: 'As (d) signed: slots held for the longest render while creating, then bursts of lookups after the park meeting rate_limited 429s',
+		'While it creates, the node cannot see jobs end (n8n refuses their callbacks with 409 until the execution is parked), so it holds each slot as long as a job of that size can take: on Pro the creates came in rounds of about 95 s against renders of 30–90 s. After the park, the first callback looks up the jobs whose callbacks were refused (once each); with n8n on the real clock and its limits scaled ×50 those lookups can still burst past the sandbox’s minute window (a few rate_limited 429s, waited out). The last callbacks can come late: the service retries a refused callback after 5 s, then 5 min',
+	[STRATEGIES.n8nLookup]: 'As (d) signed: slots held for the longest render while creating, then one lookup for each job whose callback was refused',
 	[STRATEGIES.polling]:
 		'A polled job keeps its slot among the plan’s jobs at once until a lookup sees it ended, so every look that comes after the end (see the known-after-end column) delays the next create by as much; and the first look, at the typical render time, finds about half the jobs still running',
 };
