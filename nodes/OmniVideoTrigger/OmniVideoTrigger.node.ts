@@ -9,7 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { omniVideoClient } from '../shared/n8nHost';
 import { jobItem, jobJson, videoField } from '../shared/jobOutput';
 import { callbackRequestOf, perJobWebhookMethods, respond, respondRefused } from '../shared/webhookRequest';
-import { DeliveryGuard, claimedOutcomeKey, type JobRecord } from '../../core';
+import { DeliveryGuard, claimedOutcomeKey, verifyWebhookSignature, type CallbackRequest, type JobRecord } from '../../core';
 import { rememberDelivery } from './deliveryLog';
 
 export class OmniVideoTrigger implements INodeType {
@@ -83,6 +83,9 @@ export class OmniVideoTrigger implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const { client, credentials } = await omniVideoClient(this);
 		const request = callbackRequestOf(this, credentials);
+		// A forged delivery is refused as forged (401) even when it copies an outcome delivered before.
+		const signature = request.secret ? checkSignature(request) : undefined;
+		if (signature && !signature.ok) return respond(this, 401, { error: `Signature rejected: ${signature.reason}` });
 		const claim = claimedOutcomeKey(request.rawBody) ?? 'unreadable';
 		const guardKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}:${claim}`;
 		const guarded = await deliveries.admit(guardKey, Date.now(), async () => {
@@ -104,6 +107,11 @@ export class OmniVideoTrigger implements INodeType {
 		if (guarded.duplicate) return respond(this, 200, { received: true, started: false, reason: 'Already delivered' });
 		return guarded.value;
 	}
+}
+
+/** Standard Webhooks check of a signed delivery (core checks it again, at no cost, when handling it). */
+function checkSignature(request: CallbackRequest) {
+	return verifyWebhookSignature({ secret: request.secret!, headers: request.headers, rawBody: request.rawBody, nowMs: Date.now() });
 }
 
 /** One guard per process: n8n runs every trigger webhook of a process in this module. */

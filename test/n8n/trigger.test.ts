@@ -118,6 +118,21 @@ describe('Omni Video Trigger', () => {
 		expect(n8n.executionsOf(workflow)).toHaveLength(1);
 	});
 
+	it('refuses a forged copy of an outcome already delivered as forged (401), not as a duplicate', async () => {
+		useCredential(sandbox.webhookSecret);
+		const { workflow, url } = activeTrigger();
+		await generateWithCallback(url, 'Delivered, then forged');
+		await triggered(workflow);
+		const [delivery] = callsTo(url);
+		const forged = await fetch(url, {
+			method: 'POST',
+			headers: { ...delivery.requestHeaders, 'webhook-signature': 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
+			body: delivery.requestBody,
+		});
+		expect(forged.status).toBe(401);
+		expect(n8n.executionsOf(workflow)).toHaveLength(1);
+	});
+
 	it('refuses a forged callback: bad signature with a secret, unknown job without one', async () => {
 		useCredential(sandbox.webhookSecret);
 		const { workflow, url } = activeTrigger();
