@@ -103,6 +103,12 @@ export function seconds(ms: number): string {
 	return `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** Throws unless the execution succeeded, with the first error of `nodes` in the message. */
+export function checkSucceeded(execution: Execution, ...nodes: string[]): void {
+	const error = nodes.map((node) => errorOf(execution, node)).find((found) => found !== undefined);
+	check(execution.status === 'success', `execution ${execution.id} ended ${execution.status}: ${error?.message ?? 'no error recorded'}`);
+}
+
 /** Throws with `message` unless `condition` holds: scenarios check behaviour, and say what differed. */
 export function check(condition: unknown, message: string): asserts condition {
 	if (!condition) throw new Error(message);

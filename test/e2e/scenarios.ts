@@ -6,6 +6,7 @@ import { standardWebhookSignature } from '../../sandbox/signing';
 import {
 	apiRequestsSince,
 	check,
+	checkSucceeded,
 	createActiveWorkflow,
 	describeRequests,
 	errorOf,
@@ -81,7 +82,7 @@ export const SCENARIOS: Scenario[] = [
 				[omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'poll', download: true, options: FAST }, context.credentials.signed)],
 				[{ prompt: 'A paper boat sailing down a rainy street' }],
 			);
-			check(execution.status === 'success', `execution ${execution.id} ended ${execution.status}: ${errorOf(execution, 'Generate Video')?.message}`);
+			checkSucceeded(execution, 'Generate Video');
 			const [item] = outputOf(execution, 'Generate Video');
 			check(item.json.status === 'done', `job status ${String(item.json.status)}`);
 			const served = await cdnBytes(String(item.json.videoUrl));
@@ -103,7 +104,7 @@ export const SCENARIOS: Scenario[] = [
 				],
 				[{}],
 			);
-			check(execution.status === 'success', `execution ${execution.id} ended ${execution.status}: ${errorOf(execution, 'Animate Image')?.message ?? errorOf(execution, 'Upload Image')?.message}`);
+			checkSucceeded(execution, 'Upload Image', 'Animate Image');
 			const [uploaded] = outputOf(execution, 'Upload Image');
 			const [video] = outputOf(execution, 'Animate Image');
 			check(video.json.mode === 'image-to-video' && video.json.status === 'done', `animate: ${JSON.stringify(video.json).slice(0, 200)}`);
@@ -124,7 +125,7 @@ export const SCENARIOS: Scenario[] = [
 				],
 				[{}],
 			);
-			check(execution.status === 'success', `execution ${execution.id} ended ${execution.status}: ${errorOf(execution, 'Generate Video')?.message}`);
+			checkSucceeded(execution, 'Generate Video');
 			const [item] = outputOf(execution, 'Generate Video');
 			const imageUrl = String(context.sandbox.jobs.all.get(String(item.json.jobId))?.body.imageUrl);
 			check((await cdnBytes(imageUrl)).equals(context.png), 'the job animates another image');
@@ -142,7 +143,7 @@ export const SCENARIOS: Scenario[] = [
 				[omniVideo('Get Job', { resource: 'job', operation: 'get', jobId: '={{ $json.jobId }}', download: true, outputBinaryPropertyName: 'video' }, context.credentials.signed)],
 				[{ jobId }],
 			);
-			check(execution.status === 'success', `execution ${execution.id} ended ${execution.status}: ${errorOf(execution, 'Get Job')?.message}`);
+			checkSucceeded(execution, 'Get Job');
 			const [item] = outputOf(execution, 'Get Job');
 			const stored = await context.n8n.binary(item.binary!.video);
 			check(stored.equals(await cdnBytes(String(item.json.videoUrl))), 'downloaded video differs from the CDN');
@@ -323,7 +324,7 @@ export const SCENARIOS: Scenario[] = [
 				[omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '1080P', duration: 8, waitMode: 'dontWait', options: { expectedRenderSeconds: 6 } }, context.credentials.signed)],
 				rows,
 			);
-			check(execution.status === 'success', `execution ${execution.status}: ${errorOf(execution, 'Generate Video')?.message}`);
+			checkSucceeded(execution, 'Generate Video');
 			const items = outputOf(execution, 'Generate Video');
 			check(items.length === 20 && items.every((item) => typeof item.json.jobId === 'string' && item.json.error === undefined), `${items.length} items, some failed`);
 			return `20 jobs created, none surfaced a 429; ${describeRequests(requests)}; ${seconds(ms)}`;
