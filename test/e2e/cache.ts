@@ -47,11 +47,16 @@ export async function ensureN8n(version: string, log: (line: string) => void = c
 		overrides: { xlsx: '0.18.5' },
 	};
 	await writeFile(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-	await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, label: `npm install n8n@${version}`, log });
+	// `npm run` hands its own settings (this repository's ignore-scripts, for one) to what it starts
+	// as npm_config_* variables: n8n's folder is another project and gets none of them.
+	const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_config_')));
+	await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, env, label: `npm install n8n@${version}`, log });
 	// Where npm ran no install scripts, sqlite3 has no native binding yet: build it, once.
-	if (!existsSync(join(dir, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'))) {
-		await run('npm', ['rebuild', 'sqlite3'], { cwd: dir, label: 'npm rebuild sqlite3', log });
+	const binding = join(dir, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node');
+	if (!existsSync(binding)) {
+		await run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false'], { cwd: dir, env, label: 'npm rebuild sqlite3 (compiles SQLite)', log });
 	}
+	if (!existsSync(binding)) throw new Error(`sqlite3's native binding was not built (${binding})`);
 	await writeFile(done, new Date().toISOString());
 	log(`n8n ${version}: installed in ${Math.round((Date.now() - started) / 1000)} s`);
 	return dir;
