@@ -37,7 +37,7 @@ const knownFailing = list(process.env.E2E_KNOWN_FAILING);
 const outcomes: Outcome[] = [];
 
 /** Runs one check and prints its line: ✓ passed, ✗ failed, ~ failed as listed in E2E_KNOWN_FAILING. */
-export async function runCheck(label: string, name: string, fn: () => Promise<string>): Promise<void> {
+async function runCheck(label: string, name: string, fn: () => Promise<string>): Promise<void> {
 	if (only.length && !only.includes(name)) return;
 	const started = Date.now();
 	const expected = knownFailing.includes(name);
