@@ -4,7 +4,7 @@ import { parseJob } from './parse';
 import { verifyWebhookSignature } from './signature';
 import { getJob } from './getJob';
 import { isTerminal } from './jobOutcome';
-import { NotFoundError } from './errors';
+import { NotFoundError, RateLimitError, isOmniVideoError } from './errors';
 import { settle } from './settle';
 
 export interface CallbackRequest {
@@ -29,10 +29,21 @@ export type CallbackOutcome =
 	| {
 			accepted: false;
 			/** HTTP status to answer the caller with. */
-			status: 400 | 401 | 404 | 409;
+			status: 400 | 401 | 404 | 409 | 503;
 			reason: string;
 			jobId?: string;
+			/** With 503: when the service should deliver again (Retry-After, in seconds). */
+			retryAfterSeconds?: number;
 	  };
+
+/**
+ * The service waits 15 s for a callback's answer, then delivers again. A confirming lookup that
+ * cannot be answered well inside that (the key's windows are spent, the API is slow) is not held:
+ * the callback is answered 503 with Retry-After and the service's retry brings it back.
+ */
+export const CALLBACK_LOOKUP_BUDGET_MS = 2_000;
+/** When a confirming lookup failed for another reason than the plan's limits. */
+const RETRY_CALLBACK_AFTER_S = 30;
 
 /**
  * Decides whether a callback may start work. A callback is a signal, not the truth: unless its
@@ -71,15 +82,22 @@ export async function handleCallback(
 		deliveryId = check.webhookId;
 	}
 	if (!request.secret || request.alwaysConfirm) {
-		const lookup = await settle(getJob(runtime, claimed.id));
+		const lookup = await settle(
+			getJob(runtime, claimed.id, {
+				priority: 'urgent',
+				deadlineAtMs: runtime.clock.now() + CALLBACK_LOOKUP_BUDGET_MS,
+			}),
+		);
 		if (!lookup.ok) {
-			if (!(lookup.error instanceof NotFoundError)) throw lookup.error;
-			return {
-				accepted: false,
-				status: 404,
-				reason: `No job ${claimed.id} exists for this API key's account.`,
-				jobId: claimed.id,
-			};
+			if (lookup.error instanceof NotFoundError) {
+				return {
+					accepted: false,
+					status: 404,
+					reason: `No job ${claimed.id} exists for this API key's account.`,
+					jobId: claimed.id,
+				};
+			}
+			return confirmLater(lookup.error, claimed.id);
 		}
 		job = lookup.value;
 		confirmedBy = 'lookup';
@@ -94,4 +112,20 @@ export async function handleCallback(
 	}
 	runtime.limiter.jobEnded(job.id);
 	return { accepted: true, job, confirmedBy, deliveryId: deliveryId ?? `${job.id}:${job.status}` };
+}
+
+/** The job could not be confirmed in time: the service is asked to deliver again later. */
+function confirmLater(error: unknown, jobId: string): CallbackOutcome {
+	if (!isOmniVideoError(error)) throw error;
+	const retryAfterSeconds =
+		error instanceof RateLimitError && error.retryAfterMs !== undefined
+			? Math.max(1, Math.ceil(error.retryAfterMs / 1000))
+			: RETRY_CALLBACK_AFTER_S;
+	return {
+		accepted: false,
+		status: 503,
+		reason: `Job ${jobId} could not be confirmed in time (${error.message}). Deliver again in ${retryAfterSeconds} s.`,
+		jobId,
+		retryAfterSeconds,
+	};
 }

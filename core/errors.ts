@@ -145,7 +145,7 @@ export class TransportError extends OmniVideoError {
 	}
 }
 
-/** 5xx, 409 and any status the contract does not name. */
+/** 5xx, 409 and any status docs/api.md#errors does not name. */
 export class ServiceError extends OmniVideoError {
 	readonly kind = 'service';
 }
@@ -158,6 +158,8 @@ export class TransportFailure extends Error {
 	constructor(
 		readonly failure: TransportFailureKind,
 		message: string,
+		/** A finer reason where one helps the user, e.g. `response_too_large`. */
+		readonly code?: string,
 	) {
 		super(message);
 		this.name = 'TransportFailure';

@@ -5,7 +5,7 @@ import type { GenerateVideoInput, GenerateVideoRequest, GenerationMode, JobRecor
 import { generationMode, validateGenerateInput } from './validate';
 import { isJobBody, parseJob } from './parse';
 import { TransportError } from './errors';
-import { expectedRenderSeconds } from './estimate';
+import { expectedRenderSeconds, slotHoldMs } from './estimate';
 import { newIdempotencyKey } from './idempotency';
 
 export interface GenerateVideoOptions {
@@ -15,10 +15,17 @@ export interface GenerateVideoOptions {
 	/** Allow an http:// callback to a loopback host (local sandbox only). */
 	allowInsecureLoopbackCallback?: boolean;
 	/**
-	 * How long this account's jobs really take, when the user knows better than the spec's
-	 * 30–90 s estimate: it decides the first look and how long an unobserved job holds its slot.
+	 * How long this account's jobs really take, when the user knows better than the documented
+	 * 30–90 s (docs/api.md#render-time): it decides the first look and how long an unobserved job holds its slot.
 	 */
 	expectedMs?: number;
+	/** Absolute time on the host's clock: fail at once (RateLimitError) rather than wait past it. */
+	deadlineAtMs?: number;
+	/**
+	 * This process will see the job end (it polls the job, or receives its callback): the job keeps
+	 * its place among the plan's jobs at once until then, instead of until its expected end.
+	 */
+	watched?: boolean;
 }
 
 export interface GeneratedJob {
@@ -45,11 +52,9 @@ export async function generateVideo(
 		allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback,
 	});
 	const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey(runtime.random);
-	const expectedMs =
-		options.expectedMs !== undefined && options.expectedMs > 0
-			? options.expectedMs
-			: expectedRenderSeconds(request.resolution, request.duration) * 1000;
-	const slot = await runtime.limiter.acquireJobSlot(options.signal);
+	const estimateMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;
+	const expectedMs = options.expectedMs !== undefined && options.expectedMs > 0 ? options.expectedMs : estimateMs;
+	const slot = await runtime.limiter.acquireJobSlot({ signal: options.signal, deadlineAtMs: options.deadlineAtMs });
 	let created = false;
 	try {
 		const response = await callApi(runtime, {
@@ -59,10 +64,12 @@ export async function generateVideo(
 			body: request,
 			idempotencyKey,
 			signal: options.signal,
+			deadlineAtMs: options.deadlineAtMs,
 		});
 		const job = readCreatedJob(response.body, idempotencyKey);
 		if (job.status !== 'done' && job.status !== 'failed') {
-			slot.bind(job.id, runtime.clock.now() + expectedMs);
+			const now = runtime.clock.now();
+			slot.bind(job.id, now + expectedMs, now + slotHoldMs(expectedMs, estimateMs, options.watched ?? false));
 			created = true;
 		}
 		return {

@@ -2,6 +2,7 @@ import type { ApiRuntime } from './apiRequest';
 import { callApi } from './apiRequest';
 import type { AbortSignalLike } from './transport';
 import type { JobRecord } from './types';
+import type { RequestPriority } from './limiter';
 import { parseJob } from './parse';
 import { validateJobId } from './validate';
 
@@ -10,11 +11,19 @@ export function jobPath(jobId: string): string {
 	return `/api/v1/jobs/${encodeURIComponent(jobId)}`;
 }
 
+export interface GetJobOptions {
+	signal?: AbortSignalLike;
+	/** Absolute time on the host's clock by which the answer is needed (see ApiCall). */
+	deadlineAtMs?: number;
+	/** `urgent` for confirming a callback: it goes ahead of bulk work on the key. */
+	priority?: RequestPriority;
+}
+
 /** Looks a job up; a finished job frees its place in the concurrency limit. */
 export async function getJob(
 	runtime: ApiRuntime,
 	jobId: string,
-	options: { signal?: AbortSignalLike } = {},
+	options: GetJobOptions = {},
 ): Promise<JobRecord> {
 	const id = validateJobId(jobId);
 	const response = await callApi(runtime, {
@@ -23,6 +32,8 @@ export async function getJob(
 		path: jobPath(id),
 		jobId: id,
 		signal: options.signal,
+		deadlineAtMs: options.deadlineAtMs,
+		priority: options.priority,
 	});
 	const job = parseJob(response.body, id);
 	if (job.status === 'done' || job.status === 'failed') runtime.limiter.jobEnded(job.id);

@@ -2,28 +2,39 @@ export * from './types';
 export * from './transport';
 export * from './errors';
 export { expectedRenderSeconds } from './estimate';
-export { validateGenerateInput, validateJobId, validateUploadInput, generationMode, detectContentType } from './validate';
+export {
+	validateGenerateInput,
+	validateJobId,
+	validateUploadInput,
+	validateStreamedUpload,
+	generationMode,
+	detectContentType,
+} from './validate';
 export { parseJob, parseUploadTicket, parseErrorBody, normaliseStatus, parseTimestamp } from './parse';
 export { errorFromResponse, errorFromTransportFailure, parseRetryAfter } from './httpErrors';
 export type { Operation } from './httpErrors';
 export { signWebhook, verifyWebhookSignature } from './signature';
-export { RateLimiter, sharedLimiter, type JobSlot } from './limiter';
+export { RateLimiter, sharedLimiter, type JobSlot, type RequestPriority, type TurnOptions } from './limiter';
 export { nextPollDelayMs } from './pollSchedule';
 export { callApi, type ApiCall, type ApiRuntime } from './apiRequest';
 export { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './generateVideo';
-export { getJob, jobPath } from './getJob';
-export { uploadImage, type UploadedFile } from './uploadImage';
+export { getJob, jobPath, type GetJobOptions } from './getJob';
+export { uploadImage, uploadStream, type UploadOptions, type UploadedFile } from './uploadImage';
+export { sendPlain, MAX_PLAIN_REDIRECTS } from './plainRequest';
 export { waitForJob, DEFAULT_WAIT_TIMEOUT_MS, type WaitForJobOptions } from './waitForJob';
-export { handleCallback, type CallbackOutcome, type CallbackRequest } from './callback';
+export { handleCallback, CALLBACK_LOOKUP_BUDGET_MS, type CallbackOutcome, type CallbackRequest } from './callback';
+export { DeliveryGuard, claimedOutcomeKey, type GuardedOutcome } from './deliveryGuard';
 export { jobFailedError, isTerminal } from './jobOutcome';
-export { batchOutcome, type BatchOutcome } from './batchOutcome';
+export { BatchBook, BatchProgress, reconcileBatch } from './batchProgress';
 export { newIdempotencyKey, derivedIdempotencyKey, keyFingerprint } from './idempotency';
+export { createOmniVideoClient, type OmniVideoClient, type OmniVideoClientConfig } from './client';
 export {
-	createOmniVideoClient,
+	checkCredentials,
+	planOfRateLimit,
 	CREDENTIAL_CHECK_JOB_ID,
-	type OmniVideoClient,
-	type OmniVideoClientConfig,
-} from './client';
+	type CredentialCheck,
+	type CredentialProblem,
+} from './credentialCheck';
 export { redactSecrets, redactingTransport } from './redact';
 export { jobView, type JobView } from './jobView';
 export { planLimits, isLocalSandbox, normaliseBaseUrl, type PlanSetting } from './plans';

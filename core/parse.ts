@@ -2,14 +2,17 @@ import type { JobRecord, JobStatus, UploadTicket } from './types';
 import { TransportError } from './errors';
 
 /*
- * The service's answers, read liberally (contract: "The clients are liberal"): every spelling the
- * contract lists is accepted, unknown fields are ignored, and only an answer with nothing usable
- * in it is an error.
+ * The service's answers, read liberally (docs/api.md#tolerated-spellings): every spelling listed
+ * there is accepted, unknown fields are ignored, and only an answer with nothing usable
+ * in it is an error. Each alternative below says why it is accepted.
  */
 
 type Json = Record<string, unknown>;
 
+// Only `done` is specified; the others are the words comparable video APIs use for a finished job.
 const DONE = new Set(['done', 'succeeded', 'completed', 'complete', 'success', 'successful']);
+// `failed` is specified; `error` and `canceled` were decided as failed (docs/api.md#job-states),
+// since a cancelled job will never yield a video; the others are their spelling variants.
 const FAILED = new Set(['failed', 'failure', 'error', 'errored', 'canceled', 'cancelled']);
 
 /** Epoch values below this are seconds (until the year 5138); above, milliseconds. */
@@ -26,6 +29,7 @@ function firstString(...values: unknown[]): string | undefined {
 	return undefined;
 }
 
+// Numeric strings too: some services send every field as text.
 function firstNumber(...values: unknown[]): number | undefined {
 	for (const value of values) {
 		const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
@@ -34,7 +38,10 @@ function firstNumber(...values: unknown[]): number | undefined {
 	return undefined;
 }
 
-/** Done and failed are final; every other status, known or not, means "still running". */
+/**
+ * Done and failed are final; every other status, known or not, means "still running"
+ * (decided: docs/api.md#job-states). Case and spaces are ignored: `Done` is still done.
+ */
 export function normaliseStatus(raw: unknown): JobStatus {
 	const status = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
 	if (DONE.has(status)) return 'done';
@@ -43,7 +50,11 @@ export function normaliseStatus(raw: unknown): JobStatus {
 	return 'running';
 }
 
-/** ISO 8601, epoch seconds or epoch milliseconds, to ISO 8601 UTC; anything else to undefined. */
+/**
+ * ISO 8601, epoch seconds or epoch milliseconds, to ISO 8601 UTC; anything else to undefined.
+ * ISO 8601 is specified; epoch numbers are common in webhook bodies (the signature test vector
+ * of docs/api.md#signatures carries milliseconds).
+ */
 export function parseTimestamp(value: unknown): string | undefined {
 	let ms: number | undefined;
 	const numeric = firstNumber(value);
@@ -51,7 +62,7 @@ export function parseTimestamp(value: unknown): string | undefined {
 	else if (numeric !== undefined) ms = numeric < SECONDS_LIMIT ? numeric * 1000 : numeric;
 	else if (typeof value === 'string') {
 		const text = value.trim();
-		// A date-time without a zone would be read as local time; the contract's times are UTC.
+		// A date-time without a zone would be read as local time; the spec's times are UTC.
 		const zoneless = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text);
 		ms = Date.parse(zoneless ? `${text.replace(' ', 'T')}Z` : text);
 	}
@@ -69,6 +80,7 @@ function malformed(what: string, jobId?: string): TransportError {
 	);
 }
 
+/** `id` is specified; `jobId` and `job_id` are what services call it beside other fields. */
 function idOf(job: Json): string | undefined {
 	const id = firstString(job.id, job.jobId, job.job_id);
 	if (id !== undefined) return id.trim();
@@ -79,7 +91,7 @@ function idOf(job: Json): string | undefined {
 	return numeric === undefined ? undefined : String(numeric);
 }
 
-/** The job object itself, whether sent bare or wrapped in `{ data }` or `{ job }`. */
+/** The job object itself, whether sent bare or in the `{ data }` or `{ job }` envelope many APIs use. */
 function unwrap(body: unknown): Json | undefined {
 	if (!isObject(body)) return undefined;
 	if (idOf(body) !== undefined || typeof body.status === 'string') return body;
@@ -90,6 +102,11 @@ function unwrap(body: unknown): Json | undefined {
 	return body;
 }
 
+/*
+ * A list of strings in `resultUrls` is specified. Also read: snake_case, a single string, objects
+ * with `url` or `href` (APIs that describe each file), and one `resultUrl`/`videoUrl` (APIs with
+ * a single output).
+ */
 function resultUrlsOf(job: Json): string[] {
 	const list = job.resultUrls ?? job.result_urls;
 	const items = Array.isArray(list) ? list : [list];
@@ -107,17 +124,20 @@ export function isJobBody(body: unknown): boolean {
 	return job !== undefined && idOf(job) !== undefined;
 }
 
-/** Reads a job record in any spelling the contract lists; throws TransportError if it is none. */
+/** Reads a job record in any listed spelling; throws TransportError if it is none. */
 export function parseJob(body: unknown, fallbackId?: string): JobRecord {
 	const job = unwrap(body);
 	const id = job ? (idOf(job) ?? firstString(fallbackId)) : undefined;
 	if (!job || !id) throw malformed('job record', firstString(fallbackId));
+	// `state` is the usual other name for `status`.
 	const rawStatus = firstString(job.status, job.state) ?? '';
 	const status = normaliseStatus(rawStatus);
 	const record: JobRecord = { id, status, rawStatus, resultUrls: resultUrlsOf(job) };
 
+	// Decided as an integer 0–100: a stray value is clamped rather than shown as 130 %.
 	const progress = firstNumber(job.progress);
 	if (progress !== undefined) record.progress = Math.min(100, Math.max(0, progress));
+	// Here and below: camelCase is specified, snake_case is the other common JSON convention.
 	const creditsQueued = firstNumber(job.creditsQueued, job.credits_queued);
 	if (creditsQueued !== undefined) record.creditsQueued = creditsQueued;
 	const creditsUsed = firstNumber(job.creditsUsed, job.credits_used);
@@ -127,6 +147,8 @@ export function parseJob(body: unknown, fallbackId?: string): JobRecord {
 	const completedAt = parseTimestamp(job.completedAt ?? job.completed_at);
 	if (completedAt) record.completedAt = completedAt;
 
+	// `error` is specified as a string; services with error objects put the text in `message` or
+	// `detail`, and `failureReason` is another name job APIs give it.
 	const error = job.error;
 	const errorMessage = isObject(error)
 		? firstString(error.message, error.detail)
@@ -138,6 +160,7 @@ export function parseJob(body: unknown, fallbackId?: string): JobRecord {
 				status === 'failed' ? job.message : undefined,
 			);
 	if (errorMessage) record.error = errorMessage;
+	// `errorCode` was decided (docs/api.md#job-record); `error.code` is the error-object form.
 	const errorCode = firstString(
 		job.errorCode,
 		job.error_code,
@@ -149,7 +172,11 @@ export function parseJob(body: unknown, fallbackId?: string): JobRecord {
 	return record;
 }
 
-/** Reads the upload ticket in any spelling the contract lists; throws TransportError if unusable. */
+/**
+ * Reads the upload ticket in any listed spelling; throws TransportError if unusable. The spec
+ * does not show this answer (docs/api.md#uploads): `url` and `publicUrl` are the names other
+ * pre-signed upload APIs use, and the method defaults to the PUT the spec speaks of.
+ */
 export function parseUploadTicket(body: unknown): UploadTicket {
 	const ticket = unwrap(body);
 	const uploadUrl = ticket && firstString(ticket.uploadUrl, ticket.upload_url, ticket.url);
@@ -157,6 +184,7 @@ export function parseUploadTicket(body: unknown): UploadTicket {
 		ticket && firstString(ticket.fileUrl, ticket.file_url, ticket.publicUrl, ticket.public_url);
 	if (!ticket || !uploadUrl || !fileUrl) throw malformed('upload ticket');
 	const headers: Record<string, string> = {};
+	// Only string values can be sent as headers; anything else is dropped.
 	if (isObject(ticket.headers)) {
 		for (const [name, value] of Object.entries(ticket.headers)) {
 			if (typeof value === 'string') headers[name] = value;
@@ -183,7 +211,10 @@ const ENTITIES: Record<string, string> = {
 	nbsp: ' ',
 };
 
-/** Visible text of an HTML page: its title or first heading when it has one. */
+/**
+ * Visible text of an HTML page: its title or first heading when it has one. Proxies and gateways
+ * in front of an API answer errors with pages of their own.
+ */
 function textOfHtml(html: string): string {
 	const pick = (tag: string) =>
 		new RegExp(`<${tag}[^>]*>([\\s\\S]*?)</${tag}>`, 'i').exec(html)?.[1];
@@ -229,7 +260,11 @@ function parseJsonText(text: string): unknown {
 	}
 }
 
-/** Message, code and request id from any error body shape the contract lists. */
+/**
+ * Message, code and request id from any error body. `{ error: { code, message, requestId } }` was
+ * decided (docs/api.md#errors); a plain string `error`, flat `message`/`code`, problem details'
+ * `detail`/`title`/`type` and lists of errors are the other common API styles.
+ */
 export function parseErrorBody(body: unknown): {
 	message?: string;
 	code?: string;
@@ -259,6 +294,7 @@ export function parseErrorBody(body: unknown): {
 	if (message) result.message = message.trim();
 	const code = firstString(nested.code, body.code, body.type, listed.code);
 	if (code) result.code = code.trim();
+	// Without one here, errorFromResponse falls back to the X-Request-Id header.
 	const requestId = firstString(
 		nested.requestId,
 		nested.request_id,

@@ -2,6 +2,8 @@ import type { Random } from './transport';
 
 /** Never look sooner than this after a look that found the job still running. */
 const MIN_REPOLL_MS = 5_000;
+/** When progress says the end is near, look again this soon at the earliest. */
+const MIN_NEAR_END_MS = 1_000;
 /** Never wait longer than this between looks. */
 const MAX_REPOLL_MS = 60_000;
 const BACKOFF_FACTOR = 1.5;
@@ -31,7 +33,8 @@ export function nextPollDelayMs(input: {
 	let step = Math.max(MIN_REPOLL_MS, expectedMs / 6) * BACKOFF_FACTOR ** (attempt - 1);
 	if (progress !== undefined && progress > 0 && progress < 100) {
 		const remaining = (elapsedMs * (100 - progress)) / progress;
-		step = Math.min(step, Math.max(MIN_REPOLL_MS, remaining));
+		// The end the progress implies is the best guess there is: look right then.
+		step = Math.min(step, Math.max(MIN_NEAR_END_MS, remaining));
 	}
 	step = Math.min(step, MAX_REPOLL_MS);
 	const jitter = 1 + JITTER * (2 * random() - 1);

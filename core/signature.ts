@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /*
- * Standard Webhooks (contract "Callback"): `webhook-signature` holds space-separated
+ * Standard Webhooks (docs/api.md#signatures): `webhook-signature` holds space-separated
  * `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>` entries, and the
  * key is the base64-decoded part of the `whsec_…` secret. The global Buffer is used because
  * node:crypto hands Buffers back and core may import nothing else.

@@ -72,6 +72,22 @@ export interface UploadImageInput {
 	data: Uint8Array;
 }
 
+/**
+ * A file sent on as it arrives, never held whole: its size as the source announced it, its first
+ * bytes to tell its type, and the body the host's transport can send (see StreamBody).
+ */
+export interface StreamedUploadInput {
+	filename: string;
+	contentType: string;
+	size: number;
+	head: Uint8Array;
+	body: unknown;
+	/** Stops the source when the upload is refused before its bytes are read. */
+	cancel?: () => void;
+	/** The body again from its start, when storage redirects the upload (see StreamBody). */
+	reopen?: () => Promise<unknown>;
+}
+
 /** Requests per window and concurrent jobs allowed by a plan. */
 export interface PlanLimits {
 	requestsPerMinute: number;

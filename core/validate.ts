@@ -10,6 +10,7 @@ import {
 	type GenerateVideoRequest,
 	type GenerationMode,
 	type Resolution,
+	type StreamedUploadInput,
 	type UploadImageInput,
 } from './types';
 import { ValidationError, type FieldProblem } from './errors';
@@ -24,6 +25,12 @@ export const VIDEO_TYPES = ['video/mp4', 'video/quicktime'] as const;
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 const MAX_SHOWN_CHARS = 60;
+
+/**
+ * Longer addresses are the file's content pasted in (a data: URL, base64), not a link; servers and
+ * proxies commonly refuse URLs past 8 KB, and the API's JSON body has a size limit of its own.
+ */
+export const MAX_URL_CHARS = 8192;
 
 function isBlank(value: unknown): boolean {
 	return (
@@ -156,6 +163,18 @@ function checkDuration(value: unknown, problems: FieldProblem[]): number {
 	return seconds;
 }
 
+/** A URL past MAX_URL_CHARS is reported once, without the parse errors that would follow. */
+function isTooLong(field: string, value: unknown, what: string, problems: FieldProblem[]): boolean {
+	if (typeof value !== 'string' || value.length <= MAX_URL_CHARS) return false;
+	const label = { imageUrl: 'Image URL', videoUrl: 'Video URL', callbackUrl: 'Callback URL' }[field] ?? field;
+	problems.push({
+		field,
+		value,
+		message: `${label} must be ${what} of at most ${MAX_URL_CHARS} characters (got ${value.length}): pass an address, such as the file URL from Upload Image, not a file's content.`,
+	});
+	return true;
+}
+
 function checkSourceUrl(
 	field: 'imageUrl' | 'videoUrl',
 	value: unknown,
@@ -164,6 +183,7 @@ function checkSourceUrl(
 	if (isBlank(value)) return undefined;
 	const label = field === 'imageUrl' ? 'Image URL' : 'Video URL';
 	const source = field === 'imageUrl' ? 'image' : 'video';
+	if (isTooLong(field, value, `a link to the ${source}`, problems)) return undefined;
 	if (typeof value === 'string' && absoluteUrl(value.trim(), ['https:', 'http:'])) {
 		return value.trim();
 	}
@@ -181,6 +201,7 @@ function checkCallbackUrl(
 	problems: FieldProblem[],
 ): string | undefined {
 	if (isBlank(value)) return undefined;
+	if (isTooLong('callbackUrl', value, 'an address', problems)) return undefined;
 	if (typeof value === 'string') {
 		const url = absoluteUrl(value.trim(), ['https:', 'http:']);
 		const loopback = url !== undefined && LOOPBACK_HOSTS.has(url.hostname);
@@ -197,11 +218,24 @@ function checkCallbackUrl(
 	return undefined;
 }
 
+/** Refuses a missing or non-object input (null from an expression, a string) as a user error. */
+function requireObject<T>(input: T, what: string, example: string): void {
+	if (input !== null && typeof input === 'object' && !Array.isArray(input)) return;
+	throwIfProblems([
+		{
+			field: 'input',
+			value: input,
+			message: `${what} needs its fields as an object, such as ${example} (got ${describe(input)}).`,
+		},
+	]);
+}
+
 /** Checks a Generate Video input against the spec and returns the request body to send. */
 export function validateGenerateInput(
 	input: GenerateVideoInput,
 	options: { allowInsecureLoopbackCallback?: boolean } = {},
 ): GenerateVideoRequest {
+	requireObject(input, 'Generate Video', '{ "prompt": "a red kite over the sea" }');
 	const problems: FieldProblem[] = [];
 	checkModel(input.model, problems);
 	const prompt = checkPrompt(input.prompt, problems);
@@ -232,7 +266,7 @@ export function validateGenerateInput(
 	return request;
 }
 
-/** The mode the spec selects from the source given: image, video, or none. */
+/** The mode the source selects (docs/api.md#overview): image, video, or none. */
 export function generationMode(request: GenerateVideoRequest): GenerationMode {
 	if (request.imageUrl) return 'image-to-video';
 	if (request.videoUrl) return 'video-to-video';
@@ -331,10 +365,31 @@ export function validateUploadInput(
 	input: UploadImageInput,
 	kind: 'image' | 'video' = 'image',
 ): UploadImageInput {
+	requireObject(input, 'Upload Image', '{ "data": <the file\'s bytes>, "filename": "photo.png" }');
+	const { filename, contentType } = checkUploadFile(input, input.data, kind);
+	return { filename, contentType, data: input.data };
+}
+
+/**
+ * The same checks for a file sent as a stream: its type is told from its first bytes (`head`),
+ * its emptiness from the size its source announced.
+ */
+export function validateStreamedUpload(
+	input: StreamedUploadInput,
+	kind: 'image' | 'video' = 'image',
+): StreamedUploadInput {
+	const { filename, contentType } = checkUploadFile(input, input.size > 0 ? input.head : new Uint8Array(0), kind);
+	return { ...input, filename, contentType };
+}
+
+function checkUploadFile(
+	input: { filename?: unknown; contentType?: unknown },
+	data: unknown,
+	kind: 'image' | 'video',
+): { filename: string; contentType: string } {
 	const problems: FieldProblem[] = [];
 	const allowed: readonly string[] = kind === 'image' ? IMAGE_TYPES : VIDEO_TYPES;
 	const label = kind === 'image' ? 'a JPEG, PNG or WebP image' : 'an MP4 or QuickTime video';
-	const data: unknown = input.data;
 	const bytes = isBytes(data) && data.byteLength > 0 ? data : undefined;
 	if (!bytes) {
 		problems.push({
@@ -375,5 +430,5 @@ export function validateUploadInput(
 		typeof input.filename === 'string' && input.filename.trim() !== ''
 			? input.filename.trim()
 			: `upload.${EXTENSIONS[type]}`;
-	return { filename, contentType: type, data: bytes as Uint8Array };
+	return { filename, contentType: type };
 }

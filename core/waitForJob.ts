@@ -9,13 +9,15 @@ import { settle } from './settle';
 import { sleepUnlessCancelled } from './cancellation';
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 10 * 60_000;
-/** Used when nothing is known of the job's size: the middle of the spec's 30–90 s. */
+/** Used when nothing is known of the job's size: the middle of 30–90 s (docs/api.md#render-time). */
 const UNKNOWN_EXPECTED_MS = 60_000;
 
 export interface WaitForJobOptions {
 	/** Give up after this long (default 10 minutes); the error names the job id. */
 	timeoutMs?: number;
 	signal?: AbortSignalLike;
+	/** Each look must be answered by then (see ApiCall); keep timeoutMs inside it. */
+	deadlineAtMs?: number;
 	/** Expected render time (from generateVideo); decides when to take the first look. */
 	expectedMs?: number;
 	/** When the job was created, if earlier than now. */
@@ -39,7 +41,8 @@ export async function waitForJob(
 	const createdAt = Math.min(options.createdAtMs ?? startedAt, startedAt);
 	const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
 	const deadline = startedAt + timeoutMs;
-	const expectedMs = options.expectedMs ?? UNKNOWN_EXPECTED_MS;
+	const givenMs = options.expectedMs ?? UNKNOWN_EXPECTED_MS;
+	const expectedMs = runtime.calibration.calibrated(givenMs);
 	let progress: number | undefined;
 
 	for (let attempt = 0; ; attempt++) {
@@ -48,14 +51,17 @@ export async function waitForJob(
 		const lastLook = now + delay >= deadline;
 		const what = `Waiting for Omni Video job ${jobId}`;
 		await sleepUnlessCancelled(runtime.sleep, Math.min(delay, deadline - now), options.signal, what, jobId);
-		const looked = await settle(getJob(runtime, jobId, { signal: options.signal }));
+		const looked = await settle(getJob(runtime, jobId, { signal: options.signal, deadlineAtMs: options.deadlineAtMs }));
 		// One unreadable answer is no reason to give up a job that is still rendering.
 		if (!looked.ok && !(looked.error instanceof TransportError && looked.error.failure === 'malformed' && !lastLook)) {
 			throw looked.error;
 		}
 		if (!looked.ok) continue;
 		const job = looked.value;
-		if (job.status === 'done') return job;
+		if (job.status === 'done') {
+			learnRenderTime(runtime, job, givenMs);
+			return job;
+		}
 		if (job.status === 'failed') throw jobFailedError(job);
 		progress = job.progress;
 		options.onProgress?.(job);
@@ -68,4 +74,12 @@ export async function waitForJob(
 			);
 		}
 	}
+}
+
+/** A finished job says how long it really took: the key's calibration learns from it. */
+function learnRenderTime(runtime: ApiRuntime, job: JobRecord, expectedMs: number): void {
+	// Parsed records hold ISO timestamps (see parseJob).
+	const created = Date.parse(job.createdAt ?? '');
+	const completed = Date.parse(job.completedAt ?? '');
+	if (Number.isFinite(created) && Number.isFinite(completed)) runtime.calibration.record(expectedMs, completed - created);
 }

@@ -1,5 +1,13 @@
 import axios, { type AxiosRequestConfig, isAxiosError } from 'axios';
-import { bodyFromText, type HttpRequest, type HttpResponse, type SendRequest, type Transport } from '../core/transport';
+import {
+	MAX_JSON_RESPONSE_BYTES,
+	bodyFromText,
+	responseTooLarge,
+	type HttpRequest,
+	type HttpResponse,
+	type SendRequest,
+	type Transport,
+} from '../core/transport';
 import { TransportFailure, type TransportFailureKind } from '../core/errors';
 import { settle } from '../core/settle';
 
@@ -35,10 +43,14 @@ async function send(request: HttpRequest, authHeaders: Record<string, string>): 
 		validateStatus: () => true,
 		maxRedirects: 0,
 		maxBodyLength: Infinity,
-		maxContentLength: Infinity,
+		// axios stops reading and destroys the socket past this, so a huge answer is never held.
+		maxContentLength: MAX_JSON_RESPONSE_BYTES,
 	};
 	const sent = await settle(axios.request<string>(config));
-	if (!sent.ok) throw new TransportFailure(failureKind(sent.error), describe(sent.error));
+	if (!sent.ok) {
+		if (/maxContentLength/.test(String((sent.error as Error)?.message))) throw responseTooLarge();
+		throw new TransportFailure(failureKind(sent.error), describe(sent.error));
+	}
 	const response = sent.value;
 	return { status: response.status, headers: lowerCaseHeaders(response.headers), body: bodyFromText(response.data) };
 }

@@ -19,6 +19,7 @@ export interface ApiKey {
 	reserved: number;
 	revoked: boolean;
 	scenarios: string[];
+	echo?: string;
 }
 
 export type CreditRefusal = 'key_budget_exceeded' | 'insufficient_credits';
@@ -57,6 +58,7 @@ export class Accounts {
 			reserved: 0,
 			revoked: config.revoked === true,
 			scenarios: config.scenarios ?? [],
+			echo: config.echo,
 		};
 		this.keys.set(key.key, key);
 		return key;

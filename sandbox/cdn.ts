@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { drained } from './httpUtil';
 
 /** A real, playable two-second MP4 (see fixtures/make-sample.sh). */
 export const SAMPLE_MP4 = readFileSync(join(__dirname, 'fixtures', 'sample.mp4'));
@@ -75,17 +76,7 @@ export async function serveVideo(req: IncomingMessage, res: ServerResponse, size
 	}
 	for (const chunk of bytesOf(size, start, end)) {
 		if (res.destroyed) return;
-		if (!res.write(chunk)) {
-			await new Promise<void>((resolve) => {
-				const done = () => {
-					res.off('drain', done);
-					res.off('close', done);
-					resolve();
-				};
-				res.on('drain', done);
-				res.on('close', done);
-			});
-		}
+		if (!res.write(chunk)) await drained(res);
 	}
 	res.end();
 }

@@ -1,11 +1,15 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals -- the sandbox's command line prints for a person and reads process arguments; never shipped */
 import { startSandbox, type SandboxOptions } from './server';
+import { DEFAULT_CONFIG } from './config';
+import type { RenderTimeModel } from './renderTimes';
 
 const HELP = `Omni Video sandbox: a local, faithful Omni Video API.
 
 Usage: npm run sandbox -- [options]
   --port N               port on 127.0.0.1 (default 4010; 0 picks a free one)
   --speed N              virtual time runs N times faster (default 1)
+  --seed N               seed of the drawn render times (default 1)
+  --render-spread S      spread of render times around the typical one (default 0.25; 0 = none)
   --insecure-callbacks   accept http:// callback URLs to loopback addresses
   --config FILE          JSON config: accounts, keys, budgets, prices, limits (see sandbox/README.md)
   --help                 this text`;
@@ -22,11 +26,17 @@ function parseArgs(argv: string[]): SandboxOptions | 'help' {
 		if (arg === '--help' || arg === '-h') return 'help';
 		else if (arg === '--port') options.port = Number(value());
 		else if (arg === '--speed') options.speed = Number(value());
+		else if (arg === '--seed') options.renderTimes = { ...renderTimes(options), seed: Number(value()) };
+		else if (arg === '--render-spread') options.renderTimes = { ...renderTimes(options), spread: Number(value()) };
 		else if (arg === '--insecure-callbacks') options.insecureCallbacks = true;
 		else if (arg === '--config') options.configFile = value();
 		else throw new Error(`Unknown option ${arg} (see --help)`);
 	}
 	return options;
+}
+
+function renderTimes(options: SandboxOptions): RenderTimeModel {
+	return options.renderTimes ?? DEFAULT_CONFIG.renderTimes;
 }
 
 async function main(): Promise<void> {

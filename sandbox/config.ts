@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { PLANS, type PlanLimits } from '../core/types';
 import defaults from './default-config.json';
+import type { RenderTimeModel } from './renderTimes';
 
 export interface KeyConfig {
 	key: string;
@@ -12,6 +13,8 @@ export interface KeyConfig {
 	/** Scenarios applied to every request made with this key. */
 	scenarios?: string[];
 	label?: string;
+	/** How `echo-key` quotes this key (an ECHO_ENCODINGS name; X-Sandbox-Echo overrides it). */
+	echo?: string;
 }
 
 export interface AccountConfig {
@@ -36,14 +39,24 @@ export interface SandboxConfig {
 	maxUploadBytes: number;
 	/** Size of the MP4 served in large-file mode (`?large=1` or the `large-output` scenario). */
 	largeFileBytes: number;
+	/** Size of the JSON answer sent by the `huge-answer` scenario. */
+	hugeAnswerBytes: number;
 	/** How long (real ms) `timeout-after-accept` holds the response before cutting the socket. */
 	holdMs: number;
 	/** Real ms added by `slow-response`. */
 	slowMs: number;
 	/** How many requests a `rate-limit-storm` refuses. */
 	stormLength: number;
+	/** How long jobs take: seeded draws across 30–90 s by size (see renderTimes.ts). */
+	renderTimes: RenderTimeModel;
 	/** Public base of the CDN; defaults to the sandbox's own URL. */
 	cdnUrl?: string;
+	/**
+	 * Whose clock the clients read: `real` (default) gives `Retry-After` in real seconds and signs
+	 * callbacks with real timestamps; `sandbox` (clients given the sandbox's clock, as the bench
+	 * does) gives both in virtual time, so that a sped-up client waits and verifies as a real one.
+	 */
+	clientClock?: 'real' | 'sandbox';
 }
 
 /**

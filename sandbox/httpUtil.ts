@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 
 export type ErrorCode =
 	| 'invalid_request'
+	| 'unsupported_media_type'
 	| 'prompt_too_long'
 	| 'invalid_resolution'
 	| 'invalid_duration'
@@ -61,6 +62,35 @@ export function send(res: ServerResponse, reply: Reply, requestId: string, rawBo
 	res.end(text);
 }
 
+/** Resolves when the response can take more bytes, or has closed; leaves no listener behind. */
+export function drained(res: ServerResponse): Promise<void> {
+	return new Promise<void>((resolve) => {
+		const done = () => {
+			res.off('drain', done);
+			res.off('close', done);
+			resolve();
+		};
+		res.on('drain', done);
+		res.on('close', done);
+	});
+}
+
+/**
+ * Writes the reply's JSON object grown to `size` bytes by one padding field, in chunks with
+ * backpressure, stopping when the client hangs up: a huge but valid answer, never held whole.
+ */
+export async function sendHuge(res: ServerResponse, reply: Reply, requestId: string, size: number): Promise<void> {
+	const head = JSON.stringify({ ...(reply.body as object), padding: '' }).slice(0, -2);
+	const tail = '"}';
+	res.writeHead(reply.status, { 'Content-Type': 'application/json', 'X-Request-Id': requestId, ...reply.headers });
+	res.write(head);
+	const chunk = Buffer.alloc(64 * 1024, 'a');
+	for (let left = size - head.length - tail.length; left > 0 && !res.destroyed; left -= chunk.length) {
+		if (!res.write(left >= chunk.length ? chunk : chunk.subarray(0, left))) await drained(res);
+	}
+	if (!res.destroyed) res.end(tail);
+}
+
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> {
 	const chunks: Buffer[] = [];
 	let size = 0;
@@ -70,6 +100,21 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
 		chunks.push(chunk as Buffer);
 	}
 	return Buffer.concat(chunks);
+}
+
+/** A percent-encoded path segment as text, or undefined when its encoding is broken (`%E0%A4%A`, `job_%`). */
+export function decodeSegment(segment: string): string | undefined {
+	try {
+		return decodeURIComponent(segment);
+	} catch {
+		return undefined;
+	}
+}
+
+/** True when a request body is declared as something other than JSON (absent is taken as JSON). */
+export function isNonJsonBody(req: IncomingMessage): boolean {
+	const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+	return type !== '' && type !== 'application/json' && !type.endsWith('+json');
 }
 
 export function bearerKey(req: IncomingMessage): string | undefined {

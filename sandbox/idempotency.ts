@@ -9,7 +9,7 @@ interface Entry {
 }
 
 /**
- * Idempotency-Key semantics of the contract, per account, kept 24 h (virtual): same key and body
+ * Idempotency-Key semantics (docs/api.md#idempotency), per account, kept 24 h (virtual): same key and body
  * → the original answer with Idempotent-Replayed; other body → 422; still in flight → 409.
  */
 export class IdempotencyStore {

@@ -1,8 +1,8 @@
-import { expectedRenderSeconds } from '../core/estimate';
 import type { GenerateVideoRequest } from '../core/types';
 import type { Accounts, ApiKey } from './accounts';
 import type { VirtualClock } from './clock';
 import { newId } from './httpUtil';
+import type { RenderTimes } from './renderTimes';
 
 /** A validated create body: the same shape core sends. */
 export type GenerateBody = GenerateVideoRequest;
@@ -59,6 +59,7 @@ export class Jobs {
 		private readonly accounts: Accounts,
 		private readonly cdnUrl: () => string,
 		private readonly onFinished: (job: SandboxJob) => void,
+		private readonly renderTimes: RenderTimes,
 	) {}
 
 	create(
@@ -68,7 +69,7 @@ export class Jobs {
 		options: { failure?: FailureCode; largeOutput: boolean; callbackDelayMs: number; duplicateCallbacks: boolean },
 	): SandboxJob {
 		const now = this.clock.now();
-		const renderMs = expectedRenderSeconds(body.resolution, body.duration) * 1000;
+		const renderMs = this.renderTimes.next(body.resolution, body.duration);
 		const job: SandboxJob = {
 			id: newId('job'),
 			key,

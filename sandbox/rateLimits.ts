@@ -12,7 +12,7 @@ export interface WindowState {
 
 /**
  * Sliding request windows per key, in virtual time: every authenticated request counts against
- * the key's per-minute and per-hour limits (contract, "Limits").
+ * the key's per-minute and per-hour limits (docs/api.md#rate-windows).
  */
 export class RateWindows {
 	private readonly log = new Map<string, number[]>();

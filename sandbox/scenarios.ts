@@ -17,6 +17,10 @@ export const SCENARIOS = {
 	'callback-duplicate': 'Each callback of the job is delivered twice, with the same webhook-id.',
 	'callback-out-of-order': "The job's callback is held back 2 virtual minutes, so later jobs' callbacks arrive first.",
 	'large-output': "The job's MP4 is served in large-file mode (largeFileBytes), for streaming tests.",
+	'huge-answer': 'The answer is a valid JSON object of hugeAnswerBytes (padding in one field), streamed, for response-size limits.',
+	'echo-key': "Any API request answers 403 quoting the caller's key, in the encoding named by X-Sandbox-Echo (default url), in the message and a header.",
+	'upload-redirect': "The upload ticket's PUT answers 307, then 308 at the new address, and stores the bytes at the third.",
+	'upload-redirect-loop': "The upload ticket's PUT answers 307 to itself, every time.",
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;

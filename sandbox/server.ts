@@ -7,12 +7,26 @@ import { Callbacks, type CallbackAttempt } from './callbacks';
 import { serveVideo, SAMPLE_MP4 } from './cdn';
 import { VirtualClock } from './clock';
 import { resolveConfig, type SandboxConfig } from './config';
-import { bearerKey, errorReply, jsonReply, newId, readBody, send, type Reply } from './httpUtil';
+import {
+	bearerKey,
+	decodeSegment,
+	errorReply,
+	isNonJsonBody,
+	jsonReply,
+	newId,
+	readBody,
+	send,
+	sendHuge,
+	type ErrorCode,
+	type Reply,
+} from './httpUtil';
 import { IdempotencyStore } from './idempotency';
 import { Jobs, type FailureCode, type GenerateBody } from './jobs';
+import { RenderTimes } from './renderTimes';
 import { RateWindows } from './rateLimits';
 import { SCENARIOS, selectScenarios, type ScenarioName } from './scenarios';
 import { Uploads } from './uploads';
+import { ECHO_ENCODINGS, isEchoEncoding } from './echo';
 import { isReply, validateGenerateBody, validateUploadBody } from './validation';
 
 export interface JournalEntry {
@@ -46,6 +60,25 @@ export type SandboxOptions = Partial<SandboxConfig> & { configFile?: string };
 
 const MAX_JSON_BYTES = 1024 * 1024;
 
+/** An admin request's JSON object (empty when there is no body), or undefined when it is not one. */
+function adminBody(raw: Buffer): Record<string, unknown> | undefined {
+	if (raw.length === 0) return {};
+	try {
+		const value: unknown = JSON.parse(raw.toString('utf8'));
+		return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Bounds that keep the virtual clock a valid date. */
+const MAX_SPEED = 1_000_000;
+const MAX_ADVANCE_MS = 10 * 365 * 24 * 3_600_000;
+
+function isWithin(value: unknown, max: number): boolean {
+	return typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= max;
+}
+
 /** Starts the sandbox on 127.0.0.1 (port 0 picks a free port) and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	const config = resolveConfig(options);
@@ -57,12 +90,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const idempotency = new IdempotencyStore();
 	const uploads = new Uploads();
 	const storms = new Map<string, number>();
-	const callbacks = new Callbacks(clock, () => config.webhookSecret);
-	const jobs = new Jobs(clock, accounts, () => config.cdnUrl ?? baseUrl, (job) => callbacks.deliver(job, jobs.record(job)));
+	const clientsOnSandboxClock = config.clientClock === 'sandbox';
+	const callbacks = new Callbacks(clock, () => config.webhookSecret, clientsOnSandboxClock);
+	const jobs = new Jobs(clock, accounts, () => config.cdnUrl ?? baseUrl, (job) => callbacks.deliver(job, jobs.record(job)), new RenderTimes(config.renderTimes));
 	const sockets = new Set<Socket>();
 	const pending = new Set<ReturnType<typeof setTimeout>>();
 
-	const realSeconds = (virtualMs: number) => Math.max(1, Math.ceil(clock.realMs(virtualMs) / 1000));
+	/** Retry-After: the seconds a client must wait on its own clock. */
+	const retryAfterSeconds = (virtualMs: number) => Math.max(1, Math.ceil((clientsOnSandboxClock ? virtualMs : clock.realMs(virtualMs)) / 1000));
 	const later = (ms: number) =>
 		new Promise<void>((resolve) => {
 			const timer = setTimeout(() => {
@@ -126,7 +161,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				if (!job.finished && job.key.account.id === key.account.id) firstEnd = Math.min(firstEnd, job.endsAt);
 			}
 			return errorReply(429, 'concurrency_limited', `The plan allows ${concurrentJobs} jobs at once.`, {
-				'Retry-After': String(realSeconds(firstEnd - now)),
+				'Retry-After': String(retryAfterSeconds(firstEnd - now)),
 			});
 		}
 		const price = body.duration * config.prices[body.resolution];
@@ -151,7 +186,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		return jsonReply(202, { id: job.id, status: 'queued', creditsQueued: price }, { Location: `/api/v1/jobs/${encodeURIComponent(job.id)}` });
 	}
 
-	function upload(key: ApiKey, body: unknown, idempotencyKey?: string): Reply {
+	function upload(key: ApiKey, body: unknown, scenarios: Set<ScenarioName>, idempotencyKey?: string): Reply {
 		const checked = validateUploadBody(body, config.maxUploadBytes);
 		if (isReply(checked)) return checked;
 		const scope = `${key.account.id}:upload`;
@@ -161,7 +196,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			if (seen.kind === 'conflict') return errorReply(409, 'idempotency_conflict', 'A request with this Idempotency-Key is still in flight.');
 			if (seen.kind === 'reused') return errorReply(422, 'idempotency_key_reused', 'This Idempotency-Key was used for a different request.');
 		}
-		const ticket = uploads.create(checked.filename, checked.contentType, checked.size, clock.now());
+		const redirect = scenarios.has('upload-redirect-loop') ? 'loop' : scenarios.has('upload-redirect') ? 'chain' : undefined;
+		const ticket = uploads.create(checked.filename, checked.contentType, checked.size, clock.now(), redirect);
 		const reply = jsonReply(200, {
 			uploadUrl: baseUrl + uploads.uploadPath(ticket),
 			fileUrl: baseUrl + uploads.filePath(ticket),
@@ -187,7 +223,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			entry.status = reply.status;
 			send(res, reply, requestId, raw);
 		};
-		const raw = req.method === 'POST' ? await readBody(req, MAX_JSON_BYTES) : Buffer.alloc(0);
+		let raw: Buffer | 'too_large';
+		try {
+			raw = req.method === 'POST' ? await readBody(req, MAX_JSON_BYTES) : Buffer.alloc(0);
+		} catch {
+			// The client went away in the middle of its body.
+			entry.status = 'reset';
+			return void req.socket.destroy();
+		}
 		const key = accounts.find(bearerKey(req));
 		if (!key || key.revoked) {
 			return finish(errorReply(401, 'unauthorized', 'Missing, unknown or revoked API key.'));
@@ -195,6 +238,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		entry.key = key.label;
 		if (!key.account.limits) return finish(errorReply(403, 'forbidden', "This account's plan has no API access."));
 		if (raw === 'too_large') return finish(errorReply(413, 'file_too_large', 'The JSON body is too large.'));
+		if (raw.length > 0 && isNonJsonBody(req)) {
+			return finish(errorReply(415, 'unsupported_media_type', 'Send the body as JSON, with Content-Type: application/json.'));
+		}
 		let body: unknown;
 		let bodyIsJson = true;
 		if (raw.length > 0) {
@@ -212,6 +258,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		entry.scenarios = [...scenarios];
 		const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
 		entry.idempotencyKey = idempotencyKey;
+		if (scenarios.has('echo-key')) {
+			const name = (req.headers['x-sandbox-echo'] as string | undefined) ?? key.echo;
+			const echoed = ECHO_ENCODINGS[isEchoEncoding(name) ? name : 'url'](key.key);
+			return finish(errorReply(403, 'forbidden', `The key ${echoed} may not do this.`, { 'X-Echoed-Key': echoed }));
+		}
 		if (scenarios.has('service-unavailable')) {
 			return finish(errorReply(503, 'unavailable', 'The service is unavailable.', { 'Retry-After': '1' }));
 		}
@@ -225,7 +276,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		if (!taken.allowed) {
 			return finish(
 				errorReply(429, 'rate_limited', `Rate limit of ${taken.window.limit} requests reached.`, {
-					'Retry-After': String(realSeconds(taken.retryAtMs - clock.now())),
+					'Retry-After': String(retryAfterSeconds(taken.retryAtMs - clock.now())),
 					...rateHeaders(key),
 				}),
 			);
@@ -236,10 +287,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		const jobMatch = url.pathname.match(/^\/api\/v1\/jobs\/([^/]+)$/);
 		if (!bodyIsJson) reply = errorReply(400, 'invalid_request', 'The body is not valid JSON.');
 		else if (method === 'POST' && url.pathname === '/api/v1/generate') reply = await generate(key, body, scenarios, idempotencyKey);
-		else if (method === 'POST' && url.pathname === '/api/upload') reply = upload(key, body, idempotencyKey);
+		else if (method === 'POST' && url.pathname === '/api/upload') reply = upload(key, body, scenarios, idempotencyKey);
 		else if (method === 'GET' && jobMatch) {
-			const job = jobs.find(decodeURIComponent(jobMatch[1]), key.account.id);
-			reply = job ? jsonReply(200, jobs.record(job)) : errorReply(404, 'not_found', `No job ${decodeURIComponent(jobMatch[1])} for this account.`);
+			const id = decodeSegment(jobMatch[1]);
+			const job = id === undefined ? undefined : jobs.find(id, key.account.id);
+			if (id === undefined) reply = errorReply(400, 'invalid_request', 'The job id in the path is not valid percent-encoding.');
+			else reply = job ? jsonReply(200, jobs.record(job)) : errorReply(404, 'not_found', `No job ${id} for this account.`);
 		} else reply = errorReply(404, 'not_found', `No endpoint ${method} ${url.pathname}.`);
 		reply = { ...reply, headers: { ...rateHeaders(key), ...reply.headers } };
 
@@ -258,13 +311,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			return;
 		}
 		if (scenarios.has('malformed-json')) return finish(reply, '{"id": "job_');
+		if (scenarios.has('huge-answer')) {
+			entry.status = reply.status;
+			return sendHuge(res, reply, requestId, config.hugeAnswerBytes);
+		}
 		finish(reply);
 	}
 
 	async function handleAdmin(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
 		const route = `${req.method} ${url.pathname.replace(/\/$/, '')}`;
 		const raw = req.method === 'POST' ? await readBody(req, MAX_JSON_BYTES) : Buffer.alloc(0);
-		const body = raw !== 'too_large' && raw.length > 0 ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {};
+		const refuse = (status: number, code: ErrorCode, message: string) => send(res, errorReply(status, code, message), requestId);
+		if (raw === 'too_large') return refuse(413, 'file_too_large', 'The JSON body is too large.');
+		const body = adminBody(raw);
+		if (!body) return refuse(400, 'invalid_request', 'The body must be a JSON object.');
 		const reply = (value: unknown, status = 200) => send(res, jsonReply(status, value), requestId);
 		switch (route) {
 			case 'GET /__sandbox/requests':
@@ -285,17 +345,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			case 'GET /__sandbox/clock':
 				return reply({ now: new Date(clock.now()).toISOString(), speed: clock.speed });
 			case 'POST /__sandbox/clock':
-				if (typeof body.speed === 'number' && body.speed > 0) clock.setSpeed(body.speed);
-				if (typeof body.advanceMs === 'number' && body.advanceMs > 0) clock.advance(body.advanceMs);
+				if (body.speed !== undefined && !isWithin(body.speed, MAX_SPEED)) return refuse(400, 'invalid_request', `speed must be a number above 0, at most ${MAX_SPEED}.`);
+				if (body.advanceMs !== undefined && !isWithin(body.advanceMs, MAX_ADVANCE_MS)) {
+					return refuse(400, 'invalid_request', `advanceMs must be a number of milliseconds above 0, at most ${MAX_ADVANCE_MS}.`);
+				}
+				if (body.speed !== undefined) clock.setSpeed(body.speed as number);
+				if (body.advanceMs !== undefined) clock.advance(body.advanceMs as number);
 				return reply({ now: new Date(clock.now()).toISOString(), speed: clock.speed });
 			case 'POST /__sandbox/keys': {
+				if (typeof body.key !== 'string' || body.key.length < 4) return refuse(400, 'invalid_request', 'key must be a string of at least 4 characters.');
+				const account = String(body.account ?? 'acct_pro');
+				if (!accounts.accounts.has(account)) return refuse(404, 'not_found', `No account ${account}.`);
 				const added = accounts.addKey({
-					key: String(body.key),
-					account: String(body.account ?? 'acct_pro'),
+					key: body.key,
+					account,
 					budget: typeof body.budget === 'number' ? body.budget : undefined,
 					revoked: body.revoked === true,
 					scenarios: Array.isArray(body.scenarios) ? body.scenarios.map(String) : undefined,
 					label: typeof body.label === 'string' ? body.label : undefined,
+					echo: typeof body.echo === 'string' ? body.echo : undefined,
 				});
 				return reply({ label: added.label, account: added.account.id }, 201);
 			}
@@ -306,7 +374,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const requestId = newId('req');
-		const url = new URL(req.url ?? '/', baseUrl);
+		let url: URL;
+		try {
+			url = new URL(req.url ?? '/', baseUrl);
+		} catch {
+			return send(res, errorReply(400, 'invalid_request', 'The request target is not a valid path.'), requestId);
+		}
 		if (url.pathname.startsWith('/__sandbox/')) return handleAdmin(req, res, url, requestId);
 		if (url.pathname.startsWith('/api/')) return handleApi(req, res, url, requestId);
 		if (req.method === 'PUT' && url.pathname.startsWith('/__uploads/')) {
@@ -316,6 +389,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			const bytes = await readBody(req, config.maxUploadBytes);
 			if (bytes === 'too_large') return send(res, errorReply(413, 'file_too_large', `At most ${config.maxUploadBytes} bytes are accepted.`), requestId);
 			const ticket = uploads.tickets.get(token);
+			const redirect = ticket && uploads.redirectFor(ticket, url);
+			if (redirect) {
+				res.writeHead(redirect.status, { 'X-Request-Id': requestId, Location: redirect.location, 'Content-Length': '0' });
+				return void res.end();
+			}
 			if (ticket) ticket.data = bytes;
 			res.writeHead(200, { 'X-Request-Id': requestId, 'Content-Length': '0' });
 			return void res.end();
@@ -328,7 +406,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		}
 		const cdn = url.pathname.match(/^\/omni\/([^/]+)\/([^/]+)\/output\.mp4$/);
 		if ((req.method === 'GET' || req.method === 'HEAD') && cdn) {
-			const job = jobs.all.get(decodeURIComponent(cdn[2]));
+			const id = decodeSegment(cdn[2]);
+			const job = id === undefined ? undefined : jobs.all.get(id);
 			if (!job || !job.finished || job.failure || job.key.account.userId !== cdn[1]) {
 				return send(res, errorReply(404, 'not_found', 'No such video.'), requestId);
 			}

@@ -10,6 +10,8 @@ export interface UploadTicketRecord {
 	size: number;
 	expiresAt: number;
 	data?: Buffer;
+	/** How the PUT answers before storing (scenarios `upload-redirect`, `upload-redirect-loop`). */
+	redirect?: 'chain' | 'loop';
 }
 
 /** Pre-signed, expiring upload URLs and the files PUT to them (in memory). */
@@ -17,8 +19,8 @@ export class Uploads {
 	readonly tickets = new Map<string, UploadTicketRecord>();
 	private readonly signingKey = randomBytes(32);
 
-	create(filename: string, contentType: string, size: number, now: number): UploadTicketRecord {
-		const ticket: UploadTicketRecord = { token: newId('upl'), filename, contentType, size, expiresAt: now + EXPIRY_MS };
+	create(filename: string, contentType: string, size: number, now: number, redirect?: 'chain' | 'loop'): UploadTicketRecord {
+		const ticket: UploadTicketRecord = { token: newId('upl'), filename, contentType, size, expiresAt: now + EXPIRY_MS, redirect };
 		this.tickets.set(ticket.token, ticket);
 		return ticket;
 	}
@@ -50,6 +52,19 @@ export class Uploads {
 			return `Content-Type must be ${ticket.contentType}, as requested for the ticket`;
 		}
 		return undefined;
+	}
+
+	/**
+	 * Where a PUT is sent on instead of storing, or undefined to store: `chain` answers 307 then
+	 * 308 (hop 0 and 1), `loop` answers 307 to the same address forever.
+	 */
+	redirectFor(ticket: UploadTicketRecord, url: URL): { status: 307 | 308; location: string } | undefined {
+		const hop = Number(url.searchParams.get('hop') ?? '0');
+		if (ticket.redirect === 'loop') return { status: 307, location: url.pathname + url.search };
+		if (ticket.redirect !== 'chain' || hop >= 2) return undefined;
+		const next = new URL(url.toString());
+		next.searchParams.set('hop', String(hop + 1));
+		return { status: hop === 0 ? 307 : 308, location: next.pathname + next.search };
 	}
 
 	/** The stored file behind a fileUrl path, if it was uploaded. */

@@ -10,7 +10,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Strict validation of POST /api/v1/generate: the contract's specific codes first (they tell a
+ * Strict validation of POST /api/v1/generate: the specific codes of docs/api.md#errors first (they tell a
  * client which field), then the OpenAPI schema for everything else (unknown fields, formats).
  */
 export function validateGenerateBody(body: unknown, insecureCallbacks: boolean): GenerateBody | Reply {

@@ -7,11 +7,10 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
-import * as generate from './actions/video/generate.operation';
-import * as getJob from './actions/job/get.operation';
-import * as upload from './actions/image/upload.operation';
+import * as video from './actions/video';
+import * as job from './actions/job';
+import * as image from './actions/image';
 import { router } from './actions/router';
-import { resumeOnCallback } from './actions/video/waitForCallback';
 import { perJobWebhookMethods } from '../shared/webhookRequest';
 
 export class OmniVideo implements INodeType {
@@ -93,9 +92,9 @@ export class OmniVideo implements INodeType {
 					},
 				],
 			},
-			...generate.description,
-			...getJob.description,
-			...upload.description,
+			...video.generate.description,
+			...job.get.description,
+			...image.upload.description,
 		],
 	};
 
@@ -106,6 +105,7 @@ export class OmniVideo implements INodeType {
 	}
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return resumeOnCallback.call(this);
+		// The only webhook of this node: a callback to a parked Generate (Wait for Callback).
+		return video.resumeOnCallback.call(this);
 	}
 }

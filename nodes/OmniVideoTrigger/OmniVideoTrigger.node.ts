@@ -7,8 +7,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { omniVideoClient } from '../shared/n8nHost';
-import { downloadVideo, jobJson } from '../shared/jobOutput';
-import { callbackRequestOf, perJobWebhookMethods, respond } from '../shared/webhookRequest';
+import { jobItem, jobJson, videoField } from '../shared/jobOutput';
+import { callbackRequestOf, perJobWebhookMethods, respond, respondRefused } from '../shared/webhookRequest';
+import { DeliveryGuard, claimedOutcomeKey, type JobRecord } from '../../core';
 import { rememberDelivery } from './deliveryLog';
 
 export class OmniVideoTrigger implements INodeType {
@@ -76,32 +77,46 @@ export class OmniVideoTrigger implements INodeType {
 	/**
 	 * A callback only starts the workflow once it is confirmed (a valid signature when the
 	 * credential has a signing secret, else the job re-read with our own key), wanted, and new:
-	 * forged calls and repeated deliveries are answered but start nothing.
+	 * forged calls and repeated deliveries are answered but start nothing. Copies that arrive
+	 * together are checked one after the other, so only one of them can start the workflow.
 	 */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const { client, credentials } = await omniVideoClient(this);
-		const outcome = await client.handleCallback(callbackRequestOf(this, credentials));
-		if (!outcome.accepted) return respond(this, outcome.status, { error: outcome.reason, jobId: outcome.jobId });
-		const { job } = outcome;
-		const events = this.getNodeParameter('events', 'any') as string;
-		if (events !== 'any' && events !== job.status) {
-			return respond(this, 200, { received: true, started: false, reason: `Job ${job.id} is ${job.status}` });
-		}
-		if (!rememberDelivery(this.getWorkflowStaticData('node'), outcome.deliveryId, Date.now())) {
-			return respond(this, 200, { received: true, started: false, reason: 'Already delivered' });
-		}
-		// Answer before downloading: the service waits at most 15 s for a callback's answer.
-		respond(this, 200, { received: true, started: true });
-		const item: INodeExecutionData = { json: jobJson(job, { confirmedBy: outcome.confirmedBy }) };
-		if (job.status === 'done' && (this.getNodeParameter('download', false) as boolean)) {
-			const field = this.getNodeParameter('outputBinaryPropertyName', 'video') as string;
-			try {
-				item.binary = { [field]: await downloadVideo(this, job) };
-			} catch (error) {
-				// The workflow still starts: the URLs are in the JSON and can be fetched later.
-				item.json.downloadError = error instanceof Error ? error.message : String(error);
+		const request = callbackRequestOf(this, credentials);
+		const claim = claimedOutcomeKey(request.rawBody) ?? 'unreadable';
+		const guardKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}:${claim}`;
+		const guarded = await deliveries.admit(guardKey, Date.now(), async () => {
+			const outcome = await client.handleCallback(request);
+			if (!outcome.accepted) return { taken: false, value: respondRefused(this, outcome) };
+			const { job } = outcome;
+			const events = this.getNodeParameter('events', 'any') as string;
+			if (events !== 'any' && events !== job.status) {
+				return { taken: true, value: respond(this, 200, { received: true, started: false, reason: `Job ${job.id} is ${job.status}` }) };
 			}
-		}
-		return { noWebhookResponse: true, workflowData: [[item]] };
+			// Replays after a restart are caught by the workflow's saved static data.
+			if (!rememberDelivery(this.getWorkflowStaticData('node'), `${job.id}:${job.status}`, Date.now())) {
+				return { taken: true, value: respond(this, 200, { received: true, started: false, reason: 'Already delivered' }) };
+			}
+			// Answer before downloading: the service waits at most 15 s for a callback's answer.
+			respond(this, 200, { received: true, started: true });
+			return { taken: true, value: await startedItem(this, job, outcome.confirmedBy) };
+		});
+		if (guarded.duplicate) return respond(this, 200, { received: true, started: false, reason: 'Already delivered' });
+		return guarded.value;
 	}
+}
+
+/** One guard per process: n8n runs every trigger webhook of a process in this module. */
+const deliveries = new DeliveryGuard();
+
+async function startedItem(context: IWebhookFunctions, job: JobRecord, confirmedBy: string): Promise<IWebhookResponseData> {
+	const extra = { confirmedBy };
+	let item: INodeExecutionData;
+	try {
+		item = await jobItem(context, job, { field: videoField(context), extra });
+	} catch (error) {
+		// The workflow still starts: the URLs are in the JSON and can be fetched later.
+		item = { json: jobJson(job, { ...extra, downloadError: error instanceof Error ? error.message : String(error) }) };
+	}
+	return { noWebhookResponse: true, workflowData: [[item]] };
 }

@@ -1,4 +1,5 @@
-import type { IBinaryData, IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
+import { isToolExecution } from './n8nHost';
 import { jobView, type JobRecord } from '../../core';
 
 /** A job as an item's JSON: the fields a workflow maps onward, under stable names. */
@@ -16,4 +17,26 @@ export async function downloadVideo(context: IExecuteFunctions | IWebhookFunctio
 		IExecuteFunctions['helpers']['prepareBinaryData']
 	>[0];
 	return context.helpers.prepareBinaryData(stream, `omni-video-${job.id}.mp4`, 'video/mp4');
+}
+
+/**
+ * Where the node is set to put the video (its Download Video and Put Video in Field parameters),
+ * or undefined: not asked for, or an AI tool call, which returns JSON only.
+ */
+export function videoField(context: IExecuteFunctions | IWebhookFunctions, itemIndex = 0): string | undefined {
+	if (isToolExecution(context)) return undefined;
+	if (!(context.getNodeParameter('download', itemIndex, false) as boolean)) return undefined;
+	return context.getNodeParameter('outputBinaryPropertyName', itemIndex, 'video') as string;
+}
+
+/** The job as an output item; a done job's video goes into `field` when one is given. */
+export async function jobItem(
+	context: IExecuteFunctions | IWebhookFunctions,
+	job: JobRecord,
+	options: { field?: string; itemIndex?: number; extra?: IDataObject },
+): Promise<INodeExecutionData> {
+	const item: INodeExecutionData = { json: jobJson(job, options.extra) };
+	if (options.itemIndex !== undefined) item.pairedItem = { item: options.itemIndex };
+	if (options.field && job.status === 'done') item.binary = { [options.field]: await downloadVideo(context, job) };
+	return item;
 }

@@ -9,6 +9,7 @@ import { sleepWithAbort } from 'n8n-workflow';
 import {
 	TransportFailure,
 	bodyFromText,
+	readCapped,
 	isLocalSandbox,
 	normaliseBaseUrl,
 	planLimits,
@@ -52,8 +53,14 @@ function failureKind(error: unknown): TransportFailureKind {
 	return /socket hang up/i.test(String(source?.message)) ? 'reset' : 'other';
 }
 
-function parseBody(body: unknown): unknown {
-	const text = body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : body;
+function isStream(body: unknown): body is AsyncIterable<Uint8Array> {
+	return typeof (body as AsyncIterable<Uint8Array> | undefined)?.[Symbol.asyncIterator] === 'function';
+}
+
+/** The body read as a stream up to core's cap, so a huge answer is never held whole. */
+async function parseBody(body: unknown, headers: Record<string, string>): Promise<unknown> {
+	const bytes = isStream(body) ? Buffer.concat(await readCapped(body, headers['content-length'])) : body;
+	const text = bytes instanceof Uint8Array ? Buffer.from(bytes).toString('utf8') : bytes;
 	return typeof text === 'string' ? bodyFromText(text) : text;
 }
 
@@ -79,7 +86,7 @@ function n8nTransport(context: N8nContext): Transport {
 			headers: request.headers as IDataObject,
 			body: isBytes ? Buffer.from(request.body as Uint8Array) : (request.body as IDataObject | undefined),
 			json: !isBytes && request.body !== undefined,
-			encoding: 'text',
+			encoding: 'stream',
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
 			disableFollowRedirect: true,
@@ -100,7 +107,8 @@ function n8nTransport(context: N8nContext): Transport {
 			// Only a kind and the message: n8n's error objects carry the request, headers included.
 			throw new TransportFailure(failureKind(failure), String((failure as Error)?.message ?? failure));
 		}
-		return { status: response.statusCode, headers: lowerCase(response.headers), body: parseBody(response.body) };
+		const headers = lowerCase(response.headers);
+		return { status: response.statusCode, headers, body: await parseBody(response.body, headers) };
 	};
 	return { api: (request) => send(request, true), plain: (request) => send(request, false) };
 }

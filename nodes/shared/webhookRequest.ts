@@ -30,6 +30,16 @@ export function respond(
 	return { noWebhookResponse: true };
 }
 
+/** Answers a callback that was not accepted; a 503 asks the service to deliver again later. */
+export function respondRefused(
+	context: IWebhookFunctions,
+	outcome: { status: number; reason: string; jobId?: string; retryAfterSeconds?: number },
+): IWebhookResponseData {
+	const headers: Record<string, string> =
+		outcome.retryAfterSeconds === undefined ? {} : { 'retry-after': String(outcome.retryAfterSeconds) };
+	return respond(context, outcome.status, { error: outcome.reason, jobId: outcome.jobId }, headers);
+}
+
 /**
  * Omni Video has no webhook registry: a callback URL is given per job. Node types with webhooks
  * must still declare these lifecycle methods, so they report the webhook as always in place.

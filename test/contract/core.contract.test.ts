@@ -123,8 +123,8 @@ describe('core against the sandbox: refusals', () => {
 	it('401 for a bad key is an AuthError, and the credential test tells good from bad', async () => {
 		const bad = sandboxClient(sandbox.url, 'omni_test_wrong', PLANS.pro);
 		await expect(bad.getJob('job_x')).rejects.toBeInstanceOf(AuthError);
-		expect(await bad.testCredentials()).toMatchObject({ ok: false, message: expect.stringMatching(/API key/) });
-		expect(await client.testCredentials()).toEqual({ ok: true });
+		expect(await bad.testCredentials()).toMatchObject({ ok: false, problem: 'key', message: expect.stringMatching(/API key/) });
+		expect(await client.testCredentials()).toMatchObject({ ok: true });
 	});
 
 	it('403 for a plan without API access is an AuthError', async () => {

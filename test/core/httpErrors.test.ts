@@ -32,7 +32,8 @@ describe('errors from the contract table', () => {
 		[400, 'invalid_model', ValidationError, 'model'],
 		[400, 'conflicting_inputs', ValidationError, 'videoUrl'],
 		[400, 'invalid_callback_url', ValidationError, 'callbackUrl'],
-		[413, 'file_too_large', ValidationError, 'data'],
+		// On a create the JSON body is too large, not a file: no field named `data` (see below).
+		[413, 'file_too_large', ValidationError, undefined],
 		[422, 'idempotency_key_reused', ValidationError, undefined],
 	])('%i %s is a ValidationError about %s', (status, code, type, field) => {
 		const error = errorFromResponse(response(status, code), create);
@@ -43,6 +44,16 @@ describe('errors from the contract table', () => {
 		else expect(problems).toEqual([]);
 		// The service's own words are kept, except where our sentence says it better (422).
 		if (status !== 422) expect(error.message).toContain(`message for ${code}`);
+	});
+
+	it('413 on an upload is about the file; on a create, about the request, never "use a smaller file"', () => {
+		const upload = errorFromResponse(response(413, 'file_too_large'), { operation: 'upload', nowMs: NOW }) as ValidationError;
+		expect(upload.problems.map((p) => p.field)).toEqual(['data']);
+		expect(upload.message).toMatch(/file is too large/);
+		const created = errorFromResponse(response(413, 'file_too_large'), create) as ValidationError;
+		expect(created.message).toMatch(/request is too large/);
+		expect(created.message).not.toMatch(/file is too large|smaller file/);
+		expect(created.hint).toMatch(/Image URL/);
 	});
 
 	it('names the reused idempotency key', () => {

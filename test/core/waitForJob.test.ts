@@ -2,6 +2,7 @@ import { fakeClient } from '../support/coreHarness';
 import { json } from '../support/fakeApi';
 import { JobFailedError, TimeoutError } from '../../core/errors';
 import { nextPollDelayMs } from '../../core/pollSchedule';
+import { RenderCalibration } from '../../core/renderCalibration';
 
 describe('polling schedule', () => {
 	it('spends one lookup on a 60 s job whose estimate is right', async () => {
@@ -98,6 +99,26 @@ describe('polling schedule', () => {
 	});
 });
 
+describe('render times learned per key', () => {
+	it('after a few jobs that take 1.5× the estimate, first looks when they really end', async () => {
+		const { time, api, client } = fakeClient();
+		api.renderMs = 84_000; // 1.5 × the 56 s estimate of 1080P 8 s
+		for (let i = 0; i < 3; i++) {
+			const created = await time.run(client.generateVideo({ prompt: `learn ${i}` }));
+			await time.run(client.waitForJob(created.job.id, { expectedMs: created.expectedMs }));
+		}
+		const lookupsBefore = api.lookups().length;
+		const created = await time.run(client.generateVideo({ prompt: 'now calibrated' }));
+		await time.run(client.waitForJob(created.job.id, { expectedMs: created.expectedMs }));
+		expect(lookupsBefore).toBeGreaterThan(3);
+		expect(api.lookups().length - lookupsBefore).toBe(1);
+	});
+
+	it('looks again right when reported progress says the job is about to end', () => {
+		expect(nextPollDelayMs({ attempt: 1, expectedMs: 60_000, elapsedMs: 60_000, progress: 98, random: () => 0.5 })).toBeLessThan(5_000);
+	});
+});
+
 describe('expected render time given by the user', () => {
 	it('replaces the estimate for the first look', async () => {
 		const { time, api, client } = fakeClient();
@@ -114,5 +135,15 @@ describe('expected render time given by the user', () => {
 		const { time, client } = fakeClient();
 		const created = await time.run(client.generateVideo({ prompt: 'auto', duration: 9 }, { expectedMs: 0 }));
 		expect(created.expectedMs).toBe(60_000);
+	});
+});
+
+describe('render-time calibration bounds', () => {
+	it('ignores jobs whose times cannot be render times (a sped-up service clock)', () => {
+		const calibration = new RenderCalibration();
+		for (let i = 0; i < 5; i++) calibration.record(2_000, 60_000);
+		expect(calibration.calibrated(2_000)).toBe(2_000);
+		for (let i = 0; i < 5; i++) calibration.record(56_000, 70_000);
+		expect(calibration.calibrated(56_000)).toBe(70_000);
 	});
 });

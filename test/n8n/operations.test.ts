@@ -110,6 +110,14 @@ describe('Video → Generate', () => {
 		expect(sandbox.journal.length).toBe(before);
 	});
 
+	it('an answer larger than 1 MiB stops the run with a clear error naming the idempotency key, unread', async () => {
+		const run = await runNode({ resource: 'video', operation: 'generate', prompt: 'A fox [sandbox:huge-answer]', waitMode: 'dontWait' });
+		expect(run.status).toBe('error');
+		const error = errorOf(run, 'Omni Video')!;
+		expect(`${error.message} ${error.description}`).toMatch(/larger than expected/);
+		expect(`${error.message} ${error.description}`).toMatch(/idempotency key \S+/);
+	});
+
 	it('a failed job stops the run with the reason, the job id and what to do', async () => {
 		const run = await runNode({ resource: 'video', operation: 'generate', prompt: 'forbidden [sandbox:job-fails-content-policy]', waitMode: 'poll', options: FAST });
 		expect(run.status).toBe('error');
@@ -179,6 +187,19 @@ describe('Image → Upload', () => {
 		expect(uploaded).toMatchObject({ fileUrl: expect.stringContaining(sandbox.url), contentType: 'image/png', size: PNG.length });
 		expect(outputOf(run, 'Generate')[0].json).toMatchObject({ status: 'done', mode: 'image-to-video' });
 		expect(sandbox.jobs.all.get(String(outputOf(run, 'Generate')[0].json.jobId))?.body.imageUrl).toBe(uploaded.fileUrl);
+	});
+
+	it("follows the storage host's 307 and 308 with the same bytes", async () => {
+		const key = sandbox.accounts.find(sandbox.keys.premium)!;
+		key.scenarios.push('upload-redirect');
+		try {
+			const run = await runNode({ resource: 'image', operation: 'upload', binaryPropertyName: 'data' }, [pngItem()]);
+			expect(run.status).toBe('success');
+			const fileUrl = String(outputOf(run, 'Omni Video')[0].json.fileUrl);
+			expect(Buffer.from(await (await fetch(fileUrl)).arrayBuffer()).equals(PNG)).toBe(true);
+		} finally {
+			key.scenarios.pop();
+		}
 	});
 
 	it('refuses a file that is not JPEG, PNG or WebP before uploading', async () => {

@@ -97,6 +97,27 @@ describe('Omni Video Trigger', () => {
 		expect(n8n.executionsOf(workflow)).toHaveLength(1);
 	});
 
+	it('two copies of one delivery arriving at the same moment start one execution', async () => {
+		// Confirmed by lookup, so both copies are in flight at once while their lookups run.
+		useCredential(undefined);
+		const { workflow, url } = activeTrigger();
+		// A real job, ended, whose callback went elsewhere: its delivery is replayed here twice at once.
+		const jobId = await generateWithCallback(`${n8n.baseUrl}/webhook/not-this-trigger`, 'Delivered twice at once');
+		const job = await eventually(async () => {
+			const answer = await fetch(`${sandbox.url}/api/v1/jobs/${jobId}`, { headers: { authorization: `Bearer ${sandbox.keys.premium}` } });
+			const body = (await answer.json()) as { status: string };
+			return body.status === 'done' ? body : undefined;
+		}, 15_000);
+		const body = JSON.stringify(job);
+		const headers = { 'content-type': 'application/json', 'webhook-id': `msg_twice_${jobId}` };
+		const answers = await Promise.all([1, 2].map(() => fetch(url, { method: 'POST', headers, body })));
+		const replies = await Promise.all(answers.map(async (answer) => (await answer.json()) as { started: boolean }));
+		expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+		expect(replies.filter((reply) => reply.started)).toHaveLength(1);
+		await triggered(workflow);
+		expect(n8n.executionsOf(workflow)).toHaveLength(1);
+	});
+
 	it('refuses a forged callback: bad signature with a secret, unknown job without one', async () => {
 		useCredential(sandbox.webhookSecret);
 		const { workflow, url } = activeTrigger();

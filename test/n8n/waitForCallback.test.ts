@@ -86,6 +86,25 @@ describe('Wait for Callback: park, then resume through webhook()', () => {
 		expect(calls.filter((call) => call.executionId === execution.id)).toHaveLength(1);
 	});
 
+	it.each([
+		['signed', true, 1.1],
+		['confirmed by lookup', false, 2.1],
+	])('a batch of 10 (%s, secret: %s) costs at most %s requests a job; every callback answered at once, resumed once', async (_label, signed, perJob) => {
+		useCredential(signed ? sandbox.webhookSecret : undefined);
+		const journalBefore = sandbox.journal.length;
+		const prompts = Array.from({ length: 10 }, (_, i) => ({ prompt: `Batch clip ${i}` }));
+		const execution = await n8n.execute(workflowOf([generateNode()], {}), 'Generate', itemsOf(...prompts));
+		const run = await finishedWithin(execution, 30_000);
+		const items = outputOf(run, 'Generate');
+		expect(items).toHaveLength(10);
+		expect(items.every((item) => item.json.status === 'done')).toBe(true);
+		const apiRequests = sandbox.journal.slice(journalBefore).filter((entry) => entry.path.startsWith('/api/'));
+		expect(apiRequests.length / 10).toBeLessThanOrEqual(perJob as number);
+		const calls = n8n.webhookCalls.filter((call) => call.path === `/webhook-waiting/${execution.id}`);
+		expect(calls.every((call) => call.status === 200 || call.status === 409)).toBe(true);
+		expect(calls.filter((call) => call.executionId === execution.id)).toHaveLength(1);
+	});
+
 	it('confirms callbacks by lookup when the credential has no signing secret', async () => {
 		useCredential(undefined);
 		const execution = await n8n.execute(workflowOf([generateNode()], {}), 'Generate', itemsOf({ prompt: 'Unsigned' }));

@@ -70,3 +70,61 @@ describe('sandbox refusals', () => {
 		expect(await response.json()).toMatchObject({ error: { code: 'not_found', requestId: expect.stringMatching(/^req_/) } });
 	});
 });
+
+describe('bad input gets the 4xx the API would give, never a 500', () => {
+	const lastEntry = () => sandbox.journal[sandbox.journal.length - 1];
+
+	it.each(['%E0%A4%A', 'job_%', '%FF', '%'])('400 invalid_request for a job id with broken percent-encoding (%s)', async (id) => {
+		const response = await http.request('GET', `/api/v1/jobs/${id}`);
+		expect(response.status).toBe(400);
+		expect(code(response)).toBe('invalid_request');
+		expect(lastEntry()).toMatchObject({ method: 'GET', path: `/api/v1/jobs/${id}`, status: 400, key: expect.any(String) });
+	});
+
+	it('404 in the error shape for a CDN path with broken percent-encoding', async () => {
+		const response = await fetch(`${sandbox.url}/omni/user_x/%E0%A4%A/output.mp4`);
+		expect(response.status).toBe(404);
+		expect(await response.json()).toMatchObject({ error: { code: 'not_found', requestId: expect.stringMatching(/^req_/) } });
+	});
+
+	it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])(
+		'415 unsupported_media_type for a create sent as %s, and no job',
+		async (type) => {
+			const jobs = sandbox.jobs.all.size;
+			const body = JSON.stringify({ model: 'omni-video', prompt: 'A fox' });
+			const response = await http.request('POST', '/api/v1/generate', { body, headers: { 'Content-Type': type } });
+			expect(response.status).toBe(415);
+			expect(code(response)).toBe('unsupported_media_type');
+			expect(sandbox.jobs.all.size).toBe(jobs);
+			expect(lastEntry()).toMatchObject({ method: 'POST', path: '/api/v1/generate', status: 415, key: expect.any(String) });
+		},
+	);
+
+	it('415 for an upload ticket asked for as text/plain', async () => {
+		const body = JSON.stringify({ filename: 'a.png', contentType: 'image/png', size: 10 });
+		const response = await http.request('POST', '/api/upload', { body, headers: { 'Content-Type': 'text/plain' } });
+		expect(response.status).toBe(415);
+	});
+
+	const admin = (path: string, body: string) =>
+		fetch(`${sandbox.url}/__sandbox/${path}`, { method: 'POST', body, headers: { 'Content-Type': 'application/json' } });
+
+	it.each([
+		['keys', '{"key":', 400, 'invalid_request'],
+		['keys', 'null', 400, 'invalid_request'],
+		['keys', '[1,2]', 400, 'invalid_request'],
+		['keys', '{"account":"acct_premium"}', 400, 'invalid_request'],
+		['keys', '{"key":"omni_test_x","account":"acct_nobody"}', 404, 'not_found'],
+		['clock', '{"speed":', 400, 'invalid_request'],
+		['clock', '"fast"', 400, 'invalid_request'],
+	])('admin POST %s with %s: %d %s', async (path, body, status, expected) => {
+		const response = await admin(path, body);
+		expect(response.status).toBe(status);
+		expect(await response.json()).toMatchObject({ error: { code: expected, message: expect.any(String), requestId: expect.stringMatching(/^req_/) } });
+	});
+
+	it('an admin key for an unknown account is not added', async () => {
+		await admin('keys', '{"key":"omni_test_orphan","account":"acct_nobody"}');
+		expect(sandbox.accounts.find('omni_test_orphan')).toBeUndefined();
+	});
+});

@@ -23,12 +23,16 @@ async function untilFinished(id: string) {
 
 describe('sandbox jobs', () => {
 	it('renders a text-to-video job through queued and processing to done, and serves a real MP4', async () => {
+		// Real time while the job is looked up running, so that a slow machine cannot see it done already.
+		sandbox.clock.setSpeed(1);
 		const created = await http.generate({ prompt: 'A red fox in the snow', resolution: '720P', duration: 4 });
 		expect(created.status).toBe(202);
 		expect(created.body).toEqual({ id: expect.stringMatching(/^job_/), status: 'queued', creditsQueued: 20 });
 		const id = (created.body as { id: string }).id;
 		expect(created.headers.location).toBe(`/api/v1/jobs/${id}`);
 		expect((await http.job(id)).body).toMatchObject({ status: expect.stringMatching(/queued|processing/) });
+		sandbox.clock.setSpeed(600);
+		sandbox.clock.advance(30_000);
 		const done = await untilFinished(id);
 		const job = done.body as { status: string; resultUrls: string[]; creditsUsed: number; progress: number };
 		expect(job).toMatchObject({ status: 'done', creditsUsed: 20, progress: 100 });

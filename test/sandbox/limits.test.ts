@@ -61,8 +61,12 @@ describe('sandbox limits', () => {
 		const refused = await http.generate({ prompt: 'three' });
 		expect(refused.status).toBe(429);
 		expect(refused.body).toMatchObject({ error: { code: 'concurrency_limited' } });
-		expect(Number(refused.headers['retry-after'])).toBe(30);
-		sandbox.clock.advance(31_000);
+		// Retry-After says when the first job ends, as the sandbox drew its render time.
+		const firstEnd = Math.min(...[...sandbox.jobs.all.values()].map((job) => job.endsAt));
+		const untilFirstEnd = Math.ceil((firstEnd - sandbox.clock.now()) / 1000);
+		expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(untilFirstEnd - 1);
+		expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(untilFirstEnd);
+		sandbox.clock.advance(untilFirstEnd * 1000 + 1_000);
 		expect((await http.generate({ prompt: 'three' })).status).toBe(202);
 	});
 
@@ -72,7 +76,7 @@ describe('sandbox limits', () => {
 		const ok = await http.generate({ prompt: 'ok', duration: 4 });
 		const bad = await http.generate({ prompt: 'bad [sandbox:job-fails-internal]', duration: 4 });
 		expect(account()).toMatchObject({ balance: 100_000, reserved: 80 });
-		sandbox.clock.advance(60_000);
+		sandbox.clock.advance(91_000); // every job has ended by 90 s
 		expect(account()).toMatchObject({ balance: 99_960, reserved: 0 });
 		expect((await http.job((ok.body as { id: string }).id)).body).toMatchObject({ status: 'done', creditsUsed: 40 });
 		expect((await http.job((bad.body as { id: string }).id)).body).toMatchObject({ status: 'failed', creditsUsed: 0 });

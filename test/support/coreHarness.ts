@@ -1,12 +1,17 @@
 import { createOmniVideoClient, type OmniVideoClient } from '../../core/client';
 import { PLANS, type PlanLimits } from '../../core/types';
+import type { Transport } from '../../core/transport';
 import { FakeTime } from './fakeTime';
 import { FakeApi } from './fakeApi';
 
 let counter = 0;
 
 /** A core client on virtual time against the in-memory fake API, with its own limiter. */
-export function fakeClient(limits: PlanLimits = PLANS.pro): {
+export function fakeClient(
+	limits: PlanLimits = PLANS.pro,
+	/** Wraps the fake API's transport, to watch or break requests on their way. */
+	wrapTransport: (transport: Transport) => Transport = (transport) => transport,
+): {
 	time: FakeTime;
 	api: FakeApi;
 	client: OmniVideoClient;
@@ -15,7 +20,7 @@ export function fakeClient(limits: PlanLimits = PLANS.pro): {
 	const api = new FakeApi(time.clock, limits);
 	const client = createOmniVideoClient({
 		baseUrl: api.baseUrl,
-		transport: api.transport,
+		transport: wrapTransport(api.transport),
 		clock: time.clock,
 		sleep: time.sleep,
 		random: () => 0.5,

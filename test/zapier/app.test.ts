@@ -1,6 +1,6 @@
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { startReceiver } from '../support/receiver';
-import { authFor, fileHost, runStep, runWithCallbackUrl } from '../support/zapier/harness';
+import { authFor, fileHost, plainWebsite, runStep, runWithCallbackUrl, streamingFileHost, zapierErrorFields } from '../support/zapier/harness';
 import { addBearerForApi } from '../../zapier/src/host';
 
 /**
@@ -24,23 +24,72 @@ const auth = (key = sandbox.keys.premium, extra: Record<string, string> = {}) =>
 const journalFor = (path: string) => sandbox.journal.filter((entry) => entry.path.startsWith(path));
 
 describe('authentication', () => {
-	it('accepts a good key at the cost of one request, and labels the connection', async () => {
+	const test = (authData: Record<string, string>) => runStep('authentication.test', { authData }).then(
+		() => undefined,
+		(thrown: Error) => thrown,
+	);
+
+	it('accepts a good key at the cost of one request, and labels the connection so that two keys differ', async () => {
 		const before = sandbox.journal.length;
-		const result = await runStep('authentication.test', { authData: auth() });
-		expect(result).toEqual({ plan: 'premium', host: new URL(sandbox.url).host });
+		const result = (await runStep('authentication.test', { authData: auth() })) as Record<string, string>;
+		expect(result).toEqual({ plan: 'premium', host: new URL(sandbox.url).host, keyId: expect.stringMatching(/^[0-9a-f]{6}$/) });
 		expect(sandbox.journal.length - before).toBe(1);
 		const label = await runStep('authentication.connectionLabel', { authData: auth(), inputData: result });
-		expect(label).toBe(`Premium · ${new URL(sandbox.url).host}`);
+		expect(label).toBe(`Premium · ${new URL(sandbox.url).host} · key ${result.keyId}`);
+		const other = (await runStep('authentication.test', { authData: auth(sandbox.keys.budget, { plan: 'pro' }) })) as Record<string, string>;
+		expect(other.keyId).not.toBe(result.keyId);
+		expect(JSON.stringify([result, label])).not.toContain(sandbox.keys.premium);
 	});
 
-	it('refuses a revoked key with a message that says so', async () => {
-		await expect(runStep('authentication.test', { authData: auth(sandbox.keys.revoked) })).rejects.toThrow(/refused this key/);
+	it('refuses a revoked key as a bad key (401, reconnect)', async () => {
+		expect(zapierErrorFields(await test(auth(sandbox.keys.revoked)))).toMatchObject({
+			code: 'invalid_api_key',
+			status: 401,
+			message: expect.stringMatching(/did not accept the API key/),
+		});
 	});
 
-	it('refuses a base URL that is not an address before sending anything', async () => {
+	it('a plan without API access (403) is named, not taken for a bad key', async () => {
+		expect(zapierErrorFields(await test(auth(sandbox.keys.noApiAccess)))).toMatchObject({ code: 'no_api_access', status: 403, message: expect.stringMatching(/Pro or Premium/) });
+	});
+
+	it('refuses a base URL that is not an address, has a path, or is http:// beyond the local sandbox, before sending anything', async () => {
 		const before = sandbox.journal.length;
-		await expect(runStep('authentication.test', { authData: authFor('api.example', sandbox.keys.pro) })).rejects.toThrow(/Base URL must be/);
+		expect(zapierErrorFields(await test(authFor('api.example', sandbox.keys.pro))).message).toMatch(/Base URL must be the address/);
+		expect(zapierErrorFields(await test(authFor(`${sandbox.url}/omni`, sandbox.keys.pro))).message).toMatch(/without a path/);
+		expect(zapierErrorFields(await test(authFor('http://api.omni-video.example', sandbox.keys.pro))).message).toMatch(/must start with https:\/\//);
 		expect(sandbox.journal.length).toBe(before);
+	});
+
+	it('accepts a base URL pasted with /api/v1, as the address alone', async () => {
+		const result = await runStep('authentication.test', { authData: authFor(`${sandbox.url}/api/v1/`, sandbox.keys.premium) });
+		expect(result).toMatchObject({ host: new URL(sandbox.url).host });
+		expect(sandbox.journal.at(-1)?.path).toBe('/api/v1/jobs/job_credential_check');
+	});
+
+	it('a plain website at the Base URL is not taken for the API, whatever key is given', async () => {
+		const website = await plainWebsite();
+		try {
+			const error = zapierErrorFields(await test(authFor(website.url, 'anything')));
+			expect(error).toMatchObject({ code: 'not_omni_video', message: expect.stringMatching(/not the way the Omni Video API does/) });
+			expect(error.status).toBeUndefined();
+		} finally {
+			await website.close();
+		}
+	});
+
+	it('a refused connection is told apart from a refused key', async () => {
+		const website = await plainWebsite();
+		const url = website.url;
+		await website.close();
+		const error = zapierErrorFields(await test(authFor(url, sandbox.keys.pro)));
+		expect(error).toMatchObject({ code: 'unreachable', message: expect.stringMatching(/could not be checked.*connection refused/) });
+		expect(error.status).toBeUndefined();
+	});
+
+	it("a Pro key set up as Premium is named from the service's rate-limit headers", async () => {
+		const error = zapierErrorFields(await test(auth(sandbox.keys.pro, { plan: 'premium' })));
+		expect(error).toMatchObject({ code: 'plan_mismatch', message: expect.stringMatching(/reports the Pro plan's limits .* says Premium/) });
 	});
 });
 
@@ -162,6 +211,16 @@ describe('Generate Video', () => {
 		expect(JSON.parse(error.message)).toMatchObject({ status: 402, message: expect.stringMatching(/credit/i) });
 	});
 
+	it('403: a plan without API access is a plain error saying what to do, not a request to reconnect', async () => {
+		const error = (await runStep('creates.generateVideo.operation.perform', {
+			authData: auth(sandbox.keys.noApiAccess),
+			inputData: { prompt: 'Anything' },
+			meta: { isLoadingSample: true },
+		}).catch((thrown: Error) => thrown)) as Error;
+		expect(error.name).toBe('AppError');
+		expect(zapierErrorFields(error)).toMatchObject({ status: 403, message: expect.stringMatching(/Pro or Premium plan/) });
+	});
+
 	it('401: a revoked key asks the user to reconnect', async () => {
 		const error = (await runStep('creates.generateVideo.operation.perform', {
 			authData: auth(sandbox.keys.revoked),
@@ -215,6 +274,94 @@ describe('Upload Image', () => {
 			await expect(
 				runStep('creates.uploadImage.operation.perform', { authData: auth(), inputData: { file: `${files.url}/missing.png` } }),
 			).rejects.toThrow(/could not be read \(HTTP 404\)/);
+		} finally {
+			await files.close();
+		}
+	});
+});
+
+describe('file fields', () => {
+	it('a value that is not a file or URL is refused naming the field, before any request', async () => {
+		const before = sandbox.journal.length;
+		const error = await runStep('creates.uploadImage.operation.perform', { authData: auth(), inputData: { file: 'my holiday photo' } }).then(
+			() => undefined,
+			(thrown: Error) => thrown,
+		);
+		expect(zapierErrorFields(error)).toMatchObject({ code: 'invalid_file', message: expect.stringMatching(/^Image File must be a file .* "my holiday photo"/) });
+		expect(sandbox.journal.length).toBe(before);
+	});
+
+	it('a file over the service\'s size limit is refused from its announced size, without downloading it', async () => {
+		const small = await startSandbox({ port: 0, maxUploadBytes: 1024 * 1024 });
+		const size = 64 * 1024 * 1024;
+		const files = await streamingFileHost(size);
+		try {
+			const error = await runStep('creates.uploadImage.operation.perform', {
+				authData: authFor(small.url, small.keys.premium),
+				inputData: { file: `${files.url}/big.png` },
+			}).then(
+				() => undefined,
+				(thrown: Error) => thrown,
+			);
+			expect(zapierErrorFields(error).message).toMatch(/too large/);
+			expect(small.journal.map((entry) => [entry.path, entry.status])).toEqual([['/api/upload', 413]]);
+			// Stopped after the first bytes (and what the network buffers), not 64 MB later.
+			expect(files.sentBytes()).toBeLessThan(size / 4);
+		} finally {
+			await files.close();
+			await small.close();
+		}
+	});
+
+	it('streams a file from its URL to storage, byte for byte', async () => {
+		const size = 5 * 1024 * 1024 + 123;
+		const files = await streamingFileHost(size);
+		try {
+			const result = (await runStep('creates.uploadImage.operation.perform', { authData: auth(), inputData: { file: `${files.url}/frame.png` } })) as {
+				fileUrl: string;
+				size: number;
+			};
+			expect(result.size).toBe(size);
+			const stored = Buffer.from(await (await fetch(result.fileUrl)).arrayBuffer());
+			expect(stored.length).toBe(size);
+			expect(stored.subarray(0, 4)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+			expect(stored.subarray(64 * 1024, 64 * 1024 + 8)).toEqual(Buffer.alloc(8));
+		} finally {
+			await files.close();
+		}
+	});
+
+	it('the Video File hydrator says in words when the video is gone', async () => {
+		const error = await runStep('hydrators.videoFile', { authData: auth(), inputData: { url: `${sandbox.url}/omni/acct/job_gone/output.mp4` } }).then(
+			() => undefined,
+			(thrown: Error) => thrown,
+		);
+		expect(zapierErrorFields(error)).toMatchObject({ code: 'video_unavailable', message: expect.stringMatching(/could not be downloaded .* Find Job/) });
+	});
+});
+
+describe('answers and redirects', () => {
+	const keyWith = (scenario: string) => {
+		const key = `omni_test_${scenario}_${Math.random().toString(36).slice(2, 8)}`;
+		sandbox.accounts.addKey({ key, account: 'acct_premium', scenarios: [scenario] });
+		return key;
+	};
+
+	it('a job answer larger than 1 MiB fails with a clear error naming the job, unread', async () => {
+		await expect(
+			runStep('searches.findJob.operation.perform', { authData: auth(keyWith('huge-answer')), inputData: { jobId: 'job_huge' } }),
+		).rejects.toThrow(/larger than expected.*job_huge|job_huge.*larger than expected/s);
+	});
+
+	it("Upload Image follows the storage host's 307 and 308 with the same bytes", async () => {
+		const files = await fileHost(PNG, 'image/png');
+		try {
+			const result = (await runStep('creates.uploadImage.operation.perform', {
+				authData: auth(keyWith('upload-redirect')),
+				inputData: { file: `${files.url}/files/product.png` },
+			})) as Record<string, unknown>;
+			const fetched = await fetch(String(result.fileUrl));
+			expect(Buffer.from(await fetched.arrayBuffer())).toEqual(PNG);
 		} finally {
 			await files.close();
 		}

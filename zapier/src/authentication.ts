@@ -1,20 +1,55 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Zapier app: n8n's rules for community nodes do not apply to it */
 import type { Bundle, ZObject } from 'zapier-platform-core';
-import { normaliseBaseUrl } from '../../core';
+import { keyFingerprint, type CredentialCheck, type CredentialProblem, type PlanName } from '../../core';
 import { omniVideoClient } from './host';
+import { CONNECTION_TEST_BUDGET_MS, baseUrlProblem, connectionBaseUrl, deadlineIn } from './connection';
 
-/** One cheap request that a good key answers with 404 and a bad key with 401 (contract, "Keys"). */
-async function test(z: ZObject, bundle: Bundle): Promise<{ plan: string; host: string }> {
-	const baseUrl = normaliseBaseUrl(bundle.authData.baseUrl);
-	if (!/^https?:\/\/[^/]+/.test(baseUrl)) {
-		throw new z.errors.Error('Base URL must be the address of your Omni Video API, such as https://api.your-omni-video-host.com.', 'invalid_base_url');
-	}
-	const result = await omniVideoClient(z, bundle).client.testCredentials();
-	if (!result.ok) throw new z.errors.Error(`Omni Video refused this key: ${result.message}`, 'invalid_api_key', 401);
-	return { plan: String(bundle.authData.plan ?? 'pro'), host: new URL(baseUrl).host };
+const PLAN_LABELS: Record<PlanName, string> = { pro: 'Pro', premium: 'Premium' };
+
+/** Where keys are made, for the API Key field's help (the spec names no dashboard address). */
+const KEY_HELP_URL = 'https://github.com/omni-video/n8n-nodes-omni-video#getting-an-api-key';
+
+/** What the connection test returns; Zapier hands it to connectionLabel as inputData. */
+interface Tested {
+	plan: PlanName;
+	host: string;
+	/** Tells two keys on one host apart without showing either (see keyFingerprint). */
+	keyId: string;
 }
 
-const PLAN_LABELS: Record<string, string> = { pro: 'Pro', premium: 'Premium' };
+/** Zapier asks to reconnect on these; the others are about the address or the service. */
+const STATUS_OF_PROBLEM: Partial<Record<CredentialProblem, number>> = { key: 401, no_api_access: 403 };
+
+function refused(z: ZObject, check: Extract<CredentialCheck, { ok: false }>): Error {
+	const unchecked = check.problem !== 'key' && check.problem !== 'no_api_access' && check.problem !== 'not_omni_video';
+	const message = unchecked ? `The key could not be checked, so the connection is not saved: ${check.message}` : check.message;
+	return new z.errors.Error(message, check.problem === 'key' ? 'invalid_api_key' : check.problem, STATUS_OF_PROBLEM[check.problem]);
+}
+
+/**
+ * Proves the key against the real API in one request, inside a few seconds
+ * (docs/api.md#authentication): only the API's own answer counts (a web server's 404 at a wrong
+ * Base URL does not), a server that cannot be reached
+ * is not reported as a bad key, and a plan the service's rate-limit headers contradict is named.
+ */
+async function test(z: ZObject, bundle: Bundle): Promise<Tested> {
+	const baseUrl = connectionBaseUrl(bundle.authData);
+	const problem = baseUrlProblem(baseUrl);
+	if (problem) throw new z.errors.Error(problem, 'invalid_base_url');
+	const plan: PlanName = bundle.authData.plan === 'premium' ? 'premium' : 'pro';
+	const check = await omniVideoClient(z, bundle).client.testCredentials({ deadlineAtMs: deadlineIn(CONNECTION_TEST_BUDGET_MS) });
+	if (!check.ok) throw refused(z, check);
+	if (check.servicePlan && check.servicePlan !== plan) {
+		const actual = PLAN_LABELS[check.servicePlan];
+		throw new z.errors.Error(
+			`The key works, but Omni Video reports the ${actual} plan's limits for it while this connection says ${PLAN_LABELS[plan]}. ` +
+				`Choose ${actual} under Plan, so that steps pace their requests to the plan the key really has.`,
+			'plan_mismatch',
+		);
+	}
+	const apiKey = String(bundle.authData.apiKey ?? '');
+	return { plan, host: new URL(baseUrl).host, keyId: keyFingerprint(apiKey, baseUrl).slice(0, 6) };
+}
 
 export default {
 	type: 'custom' as const,
@@ -25,7 +60,7 @@ export default {
 			label: 'API Key',
 			type: 'password' as const,
 			required: true,
-			helpText: 'Your Omni Video API key, from the API Keys page of your Omni Video dashboard. It is sent only to the Base URL below.',
+			helpText: `Your Omni Video API key, made on the API Keys page of your Omni Video dashboard ([how to get a key](${KEY_HELP_URL})). It is sent only to the Base URL below.`,
 		},
 		{
 			key: 'baseUrl',
@@ -33,7 +68,7 @@ export default {
 			type: 'string' as const,
 			required: true,
 			helpText:
-				'The address of the Omni Video API your key belongs to, without a path, such as `https://api.your-omni-video-host.com`. For the local sandbox, the URL it prints at start.',
+				'The https:// address of the Omni Video API your key belongs to, without a path, such as `https://api.your-omni-video-host.com` (a trailing `/api/v1` is removed). For the local sandbox, the http://127.0.0.1 URL it prints at start.',
 		},
 		{
 			key: 'plan',
@@ -45,7 +80,7 @@ export default {
 				{ value: 'pro', label: 'Pro (30 requests/min, 200/hour, 5 jobs at once)', sample: 'pro' },
 				{ value: 'premium', label: 'Premium (60 requests/min, 500/hour, 10 jobs at once)', sample: 'premium' },
 			],
-			helpText: 'Your Omni Video plan: steps pace their requests to stay inside its limits.',
+			helpText: 'Your Omni Video plan: steps pace their requests to stay inside its limits. The connection test tells you when the service reports another plan for the key.',
 		},
 		{
 			key: 'webhookSecret',
@@ -56,6 +91,9 @@ export default {
 				'Optional. The `whsec_…` secret from your Omni Video dashboard. With it, the Job Completed trigger accepts only callbacks signed by Omni Video; without it, each callback is confirmed by looking the job up (one extra request).',
 		},
 	],
-	connectionLabel: async (_z: ZObject, bundle: Bundle) =>
-		`${PLAN_LABELS[String(bundle.inputData.plan)] ?? 'Pro'} · ${String(bundle.inputData.host ?? '')}`,
+	connectionLabel: async (_z: ZObject, bundle: Bundle) => {
+		const tested = bundle.inputData as Partial<Tested>;
+		const plan = PLAN_LABELS[tested.plan as PlanName] ?? 'Pro';
+		return `${plan} · ${String(tested.host ?? '')} · key ${String(tested.keyId ?? '')}`;
+	},
 };

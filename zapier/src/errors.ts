@@ -12,34 +12,62 @@ function throttledDelaySeconds(error: Error): number | undefined {
 	}
 }
 
-function rateLimitMessage(seconds: number | undefined): string {
+function rateLimitMessage(seconds: number | undefined, local = false): string {
 	const when = seconds ? `in ${seconds} s` : 'shortly';
-	return `Omni Video's request limit for your plan is reached for now. Zapier runs this step again ${when}; nothing was created twice.`;
+	const what = local
+		? "Your Omni Video plan's limits for this key (requests per minute and hour, jobs at once) leave no room for this step before Zapier's time runs out, so nothing was sent."
+		: "Omni Video's request limit for your plan is reached for now; nothing was created.";
+	return `${what} Zapier runs this step again ${when}.`;
 }
+
+/**
+ * What a Zap user can do about a create whose outcome is unknown: core's advice speaks of
+ * rerunning with the same idempotency key, which in Zapier is what a replay of the step does.
+ */
+const REPLAY_ADVICE =
+	'Replay this step from the Zap history (or let autoreplay do it): the replay sends the same request and gets the job this attempt may have created, instead of paying for a second one.';
 
 /** The message with the job id, when the error concerns a job and does not say which. */
 function withJobId(error: OmniVideoError): string {
+	const outcomeUnknown = error.idempotencyKey !== undefined && ['transport', 'service', 'timeout'].includes(error.kind);
+	if (outcomeUnknown) {
+		const happened = error.hint ? error.message.replace(error.hint, '').trim() : error.message.split('. ')[0] + '.';
+		return `${happened} ${REPLAY_ADVICE}`;
+	}
 	const parts = [error.message];
 	if (error.hint && !error.message.includes(error.hint)) parts.push(error.hint);
 	if (error.jobId && !error.message.includes(error.jobId)) parts.push(`(job ${error.jobId})`);
 	return parts.join(' ');
 }
 
+/** Errors the app words itself: they reach Zapier as they are. */
+const worded = new WeakSet<Error>();
+
+/** A ThrottledError whose message the app wrote (not a 429 that Zapier's middleware turned into one). */
+export function appThrottle(z: ZObject, message: string, delaySeconds: number): Error {
+	const error = new z.errors.ThrottledError(message, delaySeconds);
+	worded.add(error);
+	return error;
+}
+
 /**
- * What a Zap shows for an error of core: 429s become ThrottledError (Zapier retries after the
- * server's delay), a refused key an auth error (Zapier asks to reconnect), the rest a plain app
- * error that names the job and is not retried (402, failed jobs, bad input).
+ * What a Zap shows for an error of core: 429s, and waits our own limiter would need past the
+ * step's deadline, become ThrottledError (Zapier runs the step again after the real delay; nothing
+ * was sent), a refused key an auth error (Zapier asks to reconnect), the rest a plain app error
+ * that names the job and is not retried (403, 402, failed jobs, bad input).
  */
 export function zapierError(z: ZObject, error: unknown): unknown {
+	if (error instanceof Error && worded.has(error)) return error;
 	if (error instanceof Error && error.name === 'ThrottledError') {
 		const delay = throttledDelaySeconds(error);
 		return new z.errors.ThrottledError(rateLimitMessage(delay), delay);
 	}
 	if (error instanceof RateLimitError) {
 		const delay = error.retryAfterMs === undefined ? undefined : Math.ceil(error.retryAfterMs / 1000);
-		return new z.errors.ThrottledError(rateLimitMessage(delay), delay);
+		return new z.errors.ThrottledError(rateLimitMessage(delay, error.code === 'rate_limited_locally'), delay);
 	}
-	if (error instanceof AuthError) return new z.errors.ExpiredAuthError(withJobId(error));
+	// 401: reconnecting with a good key helps; 403 (a plan without API access): it cannot.
+	if (error instanceof AuthError && error.status !== 403) return new z.errors.ExpiredAuthError(withJobId(error));
 	if (error instanceof OmniVideoError) return new z.errors.Error(withJobId(error), error.code ?? error.kind, error.status);
 	return error;
 }

@@ -1,13 +1,15 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- the Zapier app: n8n's rules for community nodes do not apply to it */
 import type { BeforeRequestMiddleware, Bundle, ZObject } from 'zapier-platform-core';
 import {
+	StreamBody,
 	TransportFailure,
 	bodyFromText,
 	createOmniVideoClient,
 	isLocalSandbox,
 	keyFingerprint,
-	normaliseBaseUrl,
 	planLimits,
+	readCapped,
+	MAX_PLAIN_REDIRECTS,
 	type HttpRequest,
 	type HttpResponse,
 	type OmniVideoClient,
@@ -15,6 +17,7 @@ import {
 	type Transport,
 	type TransportFailureKind,
 } from '../../core';
+import { baseUrlProblem, connectionBaseUrl } from './connection';
 
 /**
  * Marks a request that must go out without the key (upload URL, CDN, Zapier file URLs), whatever
@@ -34,7 +37,7 @@ export function isApiRequest(url: string | undefined, baseUrl: string): boolean 
  */
 export const addBearerForApi: BeforeRequestMiddleware = (request, _z, bundle) => {
 	if (request.middlewareData?.omniVideoPlain) return request;
-	if (!isApiRequest(request.url, normaliseBaseUrl(bundle.authData.baseUrl))) return request;
+	if (!isApiRequest(request.url, connectionBaseUrl(bundle.authData))) return request;
 	request.headers = { ...request.headers, Authorization: `Bearer ${bundle.authData.apiKey}` };
 	return request;
 };
@@ -53,25 +56,30 @@ function isNetworkFailure(error: unknown): error is { code?: string; type?: stri
 	return source?.name === 'FetchError' || source?.type === 'system' || source?.name === 'AbortError';
 }
 
-/** core's transport on `z.request`: every status comes back to core, which applies the contract. */
+/** core's transport on `z.request`: every status comes back to core, which applies docs/api.md#retries. */
 export function zapierTransport(z: ZObject): Transport {
 	const send =
 		(plain: boolean) =>
 		async (request: HttpRequest): Promise<HttpResponse> => {
 			const isBytes = request.body instanceof Uint8Array;
+			const streamed = request.body instanceof StreamBody ? request.body : undefined;
 			let response;
 			try {
 				response = await z.request({
 					url: request.url,
 					method: request.method,
-					headers: request.headers,
-					body: isBytes
-						? Buffer.from(request.body as Uint8Array)
-						: request.body === undefined
-							? undefined
-							: JSON.stringify(request.body),
+					headers: streamed ? { ...request.headers, 'Content-Length': String(streamed.length) } : request.headers,
+					body: streamed
+						? (streamed.stream as NodeJS.ReadableStream)
+						: isBytes
+							? Buffer.from(request.body as Uint8Array)
+							: request.body === undefined
+								? undefined
+								: JSON.stringify(request.body),
 					timeout: request.timeoutMs,
 					redirect: 'manual',
+					// The body is read here, up to core's cap, never whole into memory.
+					raw: true,
 					skipThrowForStatus: true,
 					middlewareData: plain ? PLAIN : {},
 				});
@@ -83,14 +91,15 @@ export function zapierTransport(z: ZObject): Transport {
 			response.headers.forEach((value: string, name: string) => {
 				headers[name.toLowerCase()] = value;
 			});
-			return { status: response.status, headers, body: bodyFromText(response.content) };
+			const chunks = await readCapped(response.body as AsyncIterable<Uint8Array>, headers['content-length']);
+			return { status: response.status, headers, body: bodyFromText(Buffer.concat(chunks).toString('utf8')) };
 		};
 	return { api: send(false), plain: send(true) };
 }
 
 /** A plain GET that streams a URL's body (a Zapier file, the CDN): never with the key. */
 export function plainDownload(z: ZObject, url: string) {
-	return z.request({ url, method: 'GET', raw: true, skipThrowForStatus: true, middlewareData: PLAIN });
+	return z.request({ url, method: 'GET', raw: true, follow: MAX_PLAIN_REDIRECTS, skipThrowForStatus: true, middlewareData: PLAIN });
 }
 
 // Zapier runs app code as plain Node: timers are the way to wait.
@@ -107,9 +116,11 @@ export interface ConnectedClient {
 	allowInsecureLoopbackCallback: boolean;
 }
 
-/** A core client for this Zap's connection. */
+/** A core client for this Zap's connection; a Base URL that may not be used stops here. */
 export function omniVideoClient(z: ZObject, bundle: Bundle): ConnectedClient {
-	const baseUrl = normaliseBaseUrl(bundle.authData.baseUrl);
+	const baseUrl = connectionBaseUrl(bundle.authData);
+	const problem = baseUrlProblem(baseUrl);
+	if (problem) throw new z.errors.Error(`${problem} Edit the Omni Video connection.`, 'invalid_base_url', 400);
 	const apiKey = String(bundle.authData.apiKey ?? '');
 	const client = createOmniVideoClient({
 		baseUrl,

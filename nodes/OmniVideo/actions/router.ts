@@ -1,53 +1,22 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import * as generate from './video/generate.operation';
-import * as getJob from './job/get.operation';
-import * as upload from './image/upload.operation';
-import { errorJson, toNodeError } from '../../shared/nodeErrors';
-import { isToolExecution } from '../../shared/n8nHost';
-import { parkForCallbacks } from './video/waitForCallback';
+import * as video from './video';
+import * as job from './job';
+import * as image from './image';
 
-type Operation = (this: IExecuteFunctions, itemIndex: number) => Promise<INodeExecutionData[]>;
+type Operation = (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
 
-const OPERATIONS: Record<string, Operation> = {
-	'video:generate': generate.execute,
-	'job:get': getJob.execute,
-	'image:upload': upload.execute,
+const RESOURCES: Record<string, Record<string, Operation>> = {
+	video: { generate: video.generate.execute },
+	job: { get: job.get.execute },
+	image: { upload: image.upload.execute },
 };
 
-/**
- * Runs the operation for every item at once: the shared limiter, not the loop, decides the pace,
- * so a batch uses the plan's full concurrency and still never oversteps it. Output keeps item order.
- */
+/** Hands the run to the chosen resource's operation; each operation decides how it runs its items. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const run = OPERATIONS[`${resource}:${operation}`];
+	const run = RESOURCES[resource]?.[operation];
 	if (!run) throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not supported`);
-	// An AI agent's tool call must answer in one go: it polls instead of parking the execution.
-	if (operation === 'generate' && this.getNodeParameter('waitMode', 0) === 'callback' && !isToolExecution(this)) {
-		return parkForCallbacks.call(this);
-	}
-
-	const results = await Promise.all(
-		items.map(async (_item, itemIndex) => {
-			try {
-				return { ok: true as const, items: await run.call(this, itemIndex) };
-			} catch (error) {
-				return { ok: false as const, error, itemIndex };
-			}
-		}),
-	);
-	const output: INodeExecutionData[] = [];
-	for (const result of results) {
-		if (result.ok) {
-			output.push(...result.items);
-		} else if (this.continueOnFail()) {
-			output.push({ json: errorJson(result.error), pairedItem: { item: result.itemIndex } });
-		} else {
-			throw toNodeError(this.getNode(), result.error, result.itemIndex);
-		}
-	}
-	return [output];
+	return await run.call(this);
 }

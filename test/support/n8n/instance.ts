@@ -6,6 +6,7 @@ import {
 	NodeHelpers,
 	createRunExecutionData,
 	type ICredentialDataDecryptedObject,
+	type IDataObject,
 	type INode,
 	type INodeExecutionData,
 	type IRun,
@@ -174,7 +175,9 @@ export class N8nTestInstance {
 		const run = await processExecution(this.engine, execution.workflow, execution.id, execution.mode, data, extra);
 		execution.run = run;
 		if (run.waitTill) {
-			// n8n stores the parked execution now; only from here on do resume calls find it.
+			// n8n stores the parked execution now; only from here on do resume calls find it. Its
+			// custom data goes to the execution_metadata table, which keeps 10 keys of 512 characters.
+			storedAsN8nDoes(run.data.resultData);
 			execution.status = 'waiting';
 			return;
 		}
@@ -243,11 +246,20 @@ export class N8nTestInstance {
 				for (const description of type.description.webhooks ?? []) {
 					if (description.restartWebhook || this.webhookPath(workflowData, node, description) !== path) continue;
 					const execution = this.newExecution(workflowData, 'webhook');
-					const workflow = makeWorkflow(this.engine.pkg, workflowData);
+					// Like LiveWebhooks: each call builds the workflow from the stored row (its own copy of
+					// the static data) and saves the static data back once webhook() has run, so two
+					// calls at once each read what was stored before either of them.
+					const stored = JSON.parse(JSON.stringify(workflowData.staticData ?? {})) as IDataObject;
+					const workflow = makeWorkflow(this.engine.pkg, { ...workflowData, staticData: stored });
 					const hooks = new ExecutionLifecycleHooks('webhook', execution.id, workflowData);
 					const extra = { httpRequest: req, httpResponse: res } as unknown as Partial<IWorkflowExecuteAdditionalData>;
 					const additionalData = makeAdditionalData(this.engine, execution.id, hooks, extra);
 					const result = await runWebhook(workflow, workflow.getNode(node.name)!, description, additionalData, 'webhook', null);
+					if (workflow.staticData.__dataChanged === true) {
+						const saved = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
+						delete saved.__dataChanged;
+						workflowData.staticData = saved;
+					}
 					answerIfSilent(res, result);
 					if (result.workflowData === undefined) {
 						this.executions.delete(execution.id);
@@ -288,6 +300,13 @@ export class N8nTestInstance {
 	private webhookPath(workflowData: IWorkflowBase, node: INode, description: IWebhookDescription): string {
 		return NodeHelpers.getNodeWebhookPath(workflowData.id, node, String(description.path).replace(/^\/+|\/+$/g, ''), false, false);
 	}
+}
+
+/** ExecutionMetadataService: at most 10 custom data keys, each value cut at 512 characters. */
+function storedAsN8nDoes(resultData: IRunExecutionData['resultData']): void {
+	if (!resultData.metadata) return;
+	const kept = Object.entries(resultData.metadata).slice(0, 10);
+	resultData.metadata = Object.fromEntries(kept.map(([key, value]) => [key, String(value).slice(0, 512)]));
 }
 
 /** WebhookService.runWebhook: the node's webhook() with a WebhookContext, as n8n calls it. */

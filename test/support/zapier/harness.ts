@@ -1,5 +1,6 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test harness, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test harness, never shipped */
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import * as zapierCore from 'zapier-platform-core';
 import { createAppTester, type Bundle } from 'zapier-platform-core';
@@ -29,11 +30,88 @@ export interface StepOutput {
  * Runs a step through the same handler as `createAppTester`, but with a callback URL of our own:
  * the tester's is fixed to a Zapier staging host, and tests reach nothing but loopback.
  */
-export async function runWithCallbackUrl(method: string, bundle: Partial<Bundle>, callbackUrl: string): Promise<StepOutput> {
+export async function runWithCallbackUrl(
+	method: string,
+	bundle: Partial<Bundle>,
+	callbackUrl: string,
+	zcacheTestObj: Record<string, unknown> = {},
+): Promise<StepOutput> {
 	// Exported by zapier-platform-core (what the tester wraps) but missing from its typings.
 	const { createAppHandler } = zapierCore as unknown as { createAppHandler: (app: object) => (event: object) => Promise<StepOutput> };
 	const handler = createAppHandler(App);
-	return handler({ command: 'execute', method, bundle, callback_url: callbackUrl, zcacheTestObj: {} });
+	// zcacheTestObj is Zapier's own in-memory stand-in for its cache: pass one object to two runs
+	// and the second sees what the first stored, as a replay does.
+	return handler({ command: 'execute', method, bundle, callback_url: callbackUrl, zcacheTestObj });
+}
+
+/**
+ * Zapier's cache as its RPC service keeps it, for runs through the handler: entries per scope (a
+ * key written with ['auth'] is not found without it) and `nx` writes that fail when the entry
+ * exists. zapier-platform-core's own test stand-in (zcacheTestObj) models neither.
+ */
+export async function zapierRpc(): Promise<{ url: string; entries: Map<string, string>; scopes: string[]; close(): Promise<void> }> {
+	const entries = new Map<string, string>();
+	/** The scope of every cache call, in order: reads must use the scope writes used. */
+	const scopes: string[] = [];
+	const { server, url } = await listen((req, res) => {
+		let body = '';
+		req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+		req.on('end', () => {
+			const { id, method, params } = JSON.parse(body) as { id: string; method: string; params: unknown[] };
+			const [key, value, , scope, nx] = params as [string, string, number | null, string[] | null, boolean | null];
+			// get and delete take (key, scope); set takes (key, value, ttl, scope, nx).
+			const scoped = (method === 'zcache_set' ? scope : (params[1] as string[] | null)) ?? [];
+			scopes.push(`${method}:${scoped.join('+')}`);
+			const name = `${scoped.join('+')}|${key}`;
+			let result: unknown;
+			if (method === 'zcache_get') result = entries.get(name) ?? null;
+			else if (method === 'zcache_set') {
+				result = !(nx && entries.has(name));
+				if (result) entries.set(name, value);
+			} else if (method === 'zcache_delete') result = entries.delete(name);
+			res.writeHead(200, { 'Content-Type': 'application/json' });
+			res.end(JSON.stringify(method.startsWith('zcache_') ? { id, result } : { id, error: `No RPC method ${method} here` }));
+		});
+	});
+	// The RPC client needs a credential: a deploy key, as in Zapier's own app tests. (An event token
+	// would do too, but with one the handler also streams its logs to Zapier's log service.)
+	process.env.ZAPIER_DEPLOY_KEY = 'test-deploy-key';
+	const close = closer(server);
+	return {
+		url,
+		entries,
+		scopes,
+		close: () => {
+			delete process.env.ZAPIER_DEPLOY_KEY;
+			return close();
+		},
+	};
+}
+
+/** Runs one function through Zapier's handler with its RPC calls (the cache) going to `rpcUrl`. */
+export function runWithRpc(method: string, bundle: Partial<Bundle>, rpcUrl: string): Promise<StepOutput> {
+	const { createAppHandler } = zapierCore as unknown as { createAppHandler: (app: object) => (event: object) => Promise<StepOutput> };
+	return createAppHandler(App)({ command: 'execute', method, bundle, rpc_base: rpcUrl });
+}
+
+/** Runs a step and measures it: what it returned or threw, and how long it took. */
+export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value?: T; error?: Error }> {
+	const started = Date.now();
+	try {
+		const value = await work();
+		return { ms: Date.now() - started, value };
+	} catch (error) {
+		return { ms: Date.now() - started, error: error as Error };
+	}
+}
+
+/** Zapier's errors carry their fields as JSON in `message`. */
+export function zapierErrorFields(error: Error | undefined): { message?: string; code?: string; status?: number; delay?: number } {
+	try {
+		return JSON.parse(String(error?.message)) as { message?: string; code?: string; status?: number; delay?: number };
+	} catch {
+		return { message: error?.message };
+	}
 }
 
 /** The connection fields a user fills in, for a sandbox key. */
@@ -67,6 +145,69 @@ export interface LoopbackServer {
 	seen: SeenRequest[];
 	close(): Promise<void>;
 }
+
+/** A server that accepts connections and never answers: an API that hangs. */
+export async function silentServer(): Promise<{ url: string; connections: () => number; close(): Promise<void> }> {
+	const sockets = new Set<net.Socket>();
+	let accepted = 0;
+	const server = net.createServer((socket) => {
+		accepted++;
+		sockets.add(socket);
+		socket.on('close', () => sockets.delete(socket));
+		socket.resume();
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		connections: () => accepted,
+		close: () =>
+			new Promise<void>((resolve) => {
+				for (const socket of sockets) socket.destroy();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+/** An ordinary website: 404 pages for every path, as a wrong Base URL would reach. */
+export async function plainWebsite(): Promise<LoopbackServer> {
+	const seen: SeenRequest[] = [];
+	const { server, url } = await listen((req, res) => {
+		seen.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization });
+		res.writeHead(404, { 'Content-Type': 'text/html', 'X-Request-Id': 'edge-1234' });
+		res.end('<html><body><h1>404 Not Found</h1></body></html>');
+	});
+	return { url, seen, close: closer(server) };
+}
+
+/**
+ * A file host that streams `size` bytes (a PNG header, then zeros) with Content-Length, minding
+ * backpressure, and counts what it really sent: a client that stops reading stops it.
+ */
+export async function streamingFileHost(size: number): Promise<LoopbackServer & { sentBytes: () => number }> {
+	const seen: SeenRequest[] = [];
+	let sent = 0;
+	const { server, url } = await listen((req, res) => {
+		seen.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization });
+		res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': String(size) });
+		const chunk = Buffer.alloc(64 * 1024);
+		PNG_SIGNATURE.copy(chunk);
+		let first = true;
+		const pump = () => {
+			while (sent < size && !res.destroyed) {
+				const part = first ? chunk : chunk.fill(0, 0, PNG_SIGNATURE.length);
+				first = false;
+				const piece = part.subarray(0, Math.min(part.length, size - sent));
+				sent += piece.length;
+				if (!res.write(piece)) return void res.once('drain', pump);
+			}
+			if (sent >= size) res.end();
+		};
+		pump();
+	});
+	return { url, seen, sentBytes: () => sent, close: closer(server) };
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
 
 async function listen(handler: http.RequestListener): Promise<{ server: http.Server; url: string }> {
 	const server = http.createServer(handler);

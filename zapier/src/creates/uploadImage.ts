@@ -2,7 +2,8 @@
 import { defineCreate, type Bundle, type ZObject } from 'zapier-platform-core';
 import { asZapierErrors } from '../errors';
 import { omniVideoClient } from '../host';
-import { readFileField } from '../files';
+import { uploadFileField } from '../files';
+import { deadlineIn } from '../connection';
 
 type UploadInput = {
 	file: string;
@@ -12,9 +13,13 @@ type UploadInput = {
 async function perform(z: ZObject, bundle: Bundle<UploadInput>) {
 	return asZapierErrors(z, async () => {
 		const { client } = omniVideoClient(z, bundle);
-		const file = await readFileField(z, String(bundle.inputData.file ?? ''), 'image');
-		const filename = String(bundle.inputData.filename ?? '').trim();
-		const uploaded = await client.uploadImage(filename ? { ...file, filename } : file, { kind: 'image' });
+		const uploaded = await uploadFileField(z, client, String(bundle.inputData.file ?? ''), {
+			field: 'Image File',
+			kind: 'image',
+			fallbackName: 'image',
+			filename: String(bundle.inputData.filename ?? '').trim(),
+			deadlineAtMs: deadlineIn(),
+		});
 		return { id: uploaded.fileUrl, ...uploaded };
 	});
 }
@@ -28,7 +33,7 @@ export default defineCreate({
 	},
 	operation: {
 		perform,
-		throttle: { window: 60, limit: 30, scope: ['auth' as const] },
+		throttle: { window: 60, limit: 10, scope: ['auth' as const] },
 		inputFields: [
 			{
 				key: 'file',

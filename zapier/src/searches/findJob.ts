@@ -3,6 +3,7 @@ import { defineSearch, type Bundle, type ZObject } from 'zapier-platform-core';
 import { NotFoundError, validateJobId } from '../../../core';
 import { asZapierErrors } from '../errors';
 import { omniVideoClient } from '../host';
+import { deadlineIn } from '../connection';
 import { JOB_OUTPUT_FIELDS, JOB_SAMPLE, jobOutput, type JobOutput } from '../job';
 
 async function perform(z: ZObject, bundle: Bundle<{ jobId: string }>): Promise<JobOutput[]> {
@@ -10,7 +11,7 @@ async function perform(z: ZObject, bundle: Bundle<{ jobId: string }>): Promise<J
 		const jobId = validateJobId(String(bundle.inputData.jobId ?? '').trim());
 		const { client } = omniVideoClient(z, bundle);
 		try {
-			return [jobOutput(await client.getJob(jobId))];
+			return [jobOutput(await client.getJob(jobId, { deadlineAtMs: deadlineIn() }))];
 		} catch (error) {
 			// A search that finds nothing is an empty result, which Zapier shows as "no job found".
 			if (error instanceof NotFoundError) return [];
@@ -28,7 +29,7 @@ export default defineSearch({
 	},
 	operation: {
 		perform,
-		throttle: { window: 60, limit: 30, scope: ['auth' as const] },
+		throttle: { window: 60, limit: 10, scope: ['auth' as const] },
 		inputFields: [
 			{
 				key: 'jobId',

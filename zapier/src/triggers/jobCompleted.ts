@@ -1,12 +1,15 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Zapier app: n8n's rules for community nodes do not apply to it */
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
 import { asZapierErrors } from '../errors';
+import { CONNECTION_SCOPE, connectionCache } from '../cache';
 import { omniVideoClient } from '../host';
 import { JOB_OUTPUT_FIELDS, JOB_SAMPLE, jobOutput, type JobOutput } from '../job';
 import { INCLUDE_VIDEO_FILE_FIELD, videoFileHydrator } from '../files';
 
 /** How long a delivery is remembered: longer than Omni Video retries a callback. */
 const DELIVERY_MEMORY_SECONDS = 7 * 24 * 3600;
+
+const JOB_COMPLETED_SAMPLE: JobOutput = { ...JOB_SAMPLE, confirmedBy: 'lookup', deliveryId: 'job_8f3a2c1d9e7b4a60:done' };
 
 /** Zapier hands over a hook's headers as `Http-Webhook-Id` and the like: back to HTTP's names. */
 export function hookHeaders(raw: Record<string, string> | undefined): Record<string, string> {
@@ -15,12 +18,16 @@ export function hookHeaders(raw: Record<string, string> | undefined): Record<str
 	return headers;
 }
 
-/** True the first time a delivery is seen; a replay of it (same id) is false. */
+/**
+ * True the first time a delivery is seen; a replay of it (same id) is false. The read answers the
+ * common case (a retry minutes later); the write with nx is the atomic part: of two concurrent
+ * deliveries of one callback, only the one whose write creates the entry goes on.
+ */
 async function firstDelivery(z: ZObject, deliveryId: string): Promise<boolean> {
 	const key = `omni-video:delivery:${deliveryId}`;
-	if (await z.cache.get(key)) return false;
-	// nx: only one of two concurrent deliveries of the same callback wins.
-	return (await z.cache.set(key, true, DELIVERY_MEMORY_SECONDS, ['auth'], true)) !== false;
+	const cache = connectionCache(z);
+	if (await cache.get(key, CONNECTION_SCOPE)) return false;
+	return (await cache.set(key, true, DELIVERY_MEMORY_SECONDS, CONNECTION_SCOPE, true)) !== false;
 }
 
 /**
@@ -39,8 +46,9 @@ async function perform(z: ZObject, bundle: Bundle<{ outcome?: string; includeVid
 			secret: String(bundle.authData.webhookSecret ?? '').trim() || undefined,
 		});
 		if (!outcome.accepted) {
-			z.console.log(`Callback ignored: ${outcome.reason}`);
-			return [];
+			// Halted, not silently dropped: the run shows in the Zap's history with the reason.
+			const job = outcome.jobId ? ` (job ${outcome.jobId})` : '';
+			throw new z.errors.HaltedError(`Omni Video callback not accepted${job}: ${outcome.reason}`);
 		}
 		const wanted = bundle.inputData.outcome ?? 'any';
 		if (wanted !== 'any' && outcome.job.status !== wanted) return [];
@@ -62,14 +70,17 @@ export default defineTrigger({
 	noun: 'Job',
 	display: {
 		label: 'Job Completed',
-		description: 'Triggers when an Omni Video job whose Callback URL is this trigger\'s webhook URL finishes or fails.',
+		description: 'Triggers when an Omni Video job finishes or fails, for jobs created with this trigger\'s webhook URL as their Callback URL.',
 		directions:
-			'Copy the webhook URL shown below and send it as `callbackUrl` when you create jobs outside this Zap (your own code, another tool). ' +
-			'Zapier allows such fixed webhook URLs only in private integrations: in a public one, use Generate Video, which waits for its own job.',
+			'Copy the webhook URL shown below. Paste it into the Callback URL of a Generate Video step set to Wait for the Video: No (in another Zap), ' +
+			'or send it as `callbackUrl` when you create jobs from your own code. Each finished job starts this Zap once; callbacks that are not ' +
+			'from Omni Video stop with a reason in the Zap history.',
 	},
 	operation: {
 		type: 'hook' as const,
 		perform,
+		// The API cannot list finished jobs: the editor's test shows what a delivery looks like.
+		performList: async (): Promise<JobOutput[]> => [JOB_COMPLETED_SAMPLE],
 		inputFields: [
 			{
 				key: 'outcome',
@@ -92,6 +103,6 @@ export default defineTrigger({
 			{ key: 'deliveryId', label: 'Delivery ID', type: 'string' as const },
 			{ key: 'videoFile', label: 'Video File', type: 'file' as const },
 		],
-		sample: { ...JOB_SAMPLE, confirmedBy: 'lookup', deliveryId: 'job_8f3a2c1d9e7b4a60:done' },
+		sample: JOB_COMPLETED_SAMPLE,
 	},
 });

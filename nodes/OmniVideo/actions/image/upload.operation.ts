@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
+import { forEachItem } from '../../../shared/forEachItem';
 import type { OmniVideoClient, UploadedFile } from '../../../../core';
 import { omniVideoClient } from '../../../shared/n8nHost';
 
@@ -32,7 +33,11 @@ export async function uploadFromBinary(
 	);
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	return await forEachItem(this, uploadItem);
+}
+
+async function uploadItem(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const { client } = await omniVideoClient(this);
 	const field = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
 	const uploaded = await uploadFromBinary.call(this, client, itemIndex, field);

@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
+import { forEachItem } from '../../../shared/forEachItem';
 import { omniVideoClient } from '../../../shared/n8nHost';
-import { downloadVideo, jobJson } from '../../../shared/jobOutput';
+import { jobItem, videoField } from '../../../shared/jobOutput';
 
 const properties: INodeProperties[] = [
 	{
@@ -33,13 +34,12 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['get'] } }, properties);
 
 /** Looks a job up; a done job's video can be downloaded. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	return await forEachItem(this, lookUpItem);
+}
+
+async function lookUpItem(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const { client } = await omniVideoClient(this);
 	const job = await client.getJob(this.getNodeParameter('jobId', itemIndex) as string, { signal: this.getExecutionCancelSignal() });
-	const item: INodeExecutionData = { json: jobJson(job), pairedItem: { item: itemIndex } };
-	if (job.status === 'done' && (this.getNodeParameter('download', itemIndex, false) as boolean)) {
-		const field = this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'video') as string;
-		item.binary = { [field]: await downloadVideo(this, job) };
-	}
-	return [item];
+	return [await jobItem(this, job, { field: videoField(this, itemIndex), itemIndex })];
 }

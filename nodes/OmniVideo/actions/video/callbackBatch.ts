@@ -2,20 +2,25 @@ import type { IDataObject } from 'n8n-workflow';
 
 /**
  * What a parked Generate node must remember until its callbacks come: each item's job id, or why
- * its job could not be created. A parked execution keeps its custom data (`$execution.customData`)
- * but drops the node's own output, so the batch is written there: values are cut at 512
- * characters and an execution holds at most 10 keys, hence the chunks and the item limit.
+ * its job could not be created, and when the batch should have ended. A parked execution keeps its
+ * custom data (`$execution.customData`) but drops the node's own output, so the batch is written
+ * there. n8n cuts every value at 512 characters and keeps at most 10 keys per execution: the batch
+ * is split into values of at most 512 characters, header included, over at most 6 keys (the rest
+ * stay free for the user's own custom data).
  */
 export interface CallbackBatch {
 	nodeId: string;
+	/** When every job should have ended, by the estimates (ms since the epoch). */
+	expectedEndAtMs: number;
 	/** In item order: the job id, or why that item's job was not created (an error kind). */
 	entries: Array<{ jobId: string } | { failedKind: string }>;
 }
 
 export const MAX_CALLBACK_ITEMS = 50;
 const KEY = 'omniVideoBatch';
-const CHUNK_CHARS = 500;
-const MAX_CHUNKS = 6;
+/** n8n's limit on one custom data value. */
+const VALUE_CHARS = 512;
+const MAX_KEYS = 6;
 const FAILED = '!';
 
 function chunkKey(index: number): string {
@@ -27,23 +32,29 @@ export function encodeCallbackBatch(batch: CallbackBatch): Record<string, string
 	const body = batch.entries
 		.map((entry) => ('jobId' in entry ? entry.jobId : FAILED + entry.failedKind.replace(/[^a-z_]/g, '')))
 		.join(',');
-	const chunks: string[] = [];
-	for (let at = 0; at < body.length || chunks.length === 0; at += CHUNK_CHARS) chunks.push(body.slice(at, at + CHUNK_CHARS));
-	if (chunks.length > MAX_CHUNKS) return undefined;
-	const entries: Record<string, string> = {};
-	chunks.forEach((chunk, index) => {
-		entries[chunkKey(index)] = index === 0 ? `${batch.nodeId}|${chunks.length}|${chunk}` : chunk;
-	});
-	return entries;
+	// The header names the key count, so its length depends on it: try each count until one fits.
+	for (let keys = 1; keys <= MAX_KEYS; keys++) {
+		const header = `${batch.nodeId}|${keys}|${Math.ceil(batch.expectedEndAtMs / 1000)}|`;
+		const firstChars = VALUE_CHARS - header.length;
+		if (firstChars <= 0) return undefined;
+		if (body.length > firstChars + (keys - 1) * VALUE_CHARS) continue;
+		const entries: Record<string, string> = { [chunkKey(0)]: header + body.slice(0, firstChars) };
+		for (let index = 1; index < keys; index++) {
+			const from = firstChars + (index - 1) * VALUE_CHARS;
+			entries[chunkKey(index)] = body.slice(from, from + VALUE_CHARS);
+		}
+		return entries;
+	}
+	return undefined;
 }
 
 /** The batch the given node parked with, read back from the execution's custom data. */
 export function decodeCallbackBatch(customData: IDataObject, nodeId: string): CallbackBatch | undefined {
 	const head = customData[chunkKey(0)];
 	if (typeof head !== 'string') return undefined;
-	const [owner, count, first] = head.split('|');
-	if (owner !== nodeId || first === undefined) return undefined;
-	let body = first;
+	const [owner, count, expectedEndSeconds] = head.split('|', 3);
+	if (owner !== nodeId || expectedEndSeconds === undefined) return undefined;
+	let body = head.slice(owner.length + count.length + expectedEndSeconds.length + 3);
 	for (let index = 1; index < Number(count); index++) {
 		const chunk = customData[chunkKey(index)];
 		if (typeof chunk !== 'string') return undefined;
@@ -52,5 +63,5 @@ export function decodeCallbackBatch(customData: IDataObject, nodeId: string): Ca
 	const entries = body
 		.split(',')
 		.map((entry) => (entry.startsWith(FAILED) ? { failedKind: entry.slice(1) } : { jobId: entry }));
-	return { nodeId, entries };
+	return { nodeId, expectedEndAtMs: Number(expectedEndSeconds) * 1000, entries };
 }

@@ -1,22 +1,10 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-	IWebhookFunctions,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import {
-	derivedIdempotencyKey,
-	validateGenerateInput,
-	type GeneratedJob,
-	type GenerateVideoInput,
-	type JobRecord,
-	type OmniVideoClient,
-} from '../../../../core';
-import { isLocalSandbox, isToolExecution, omniVideoClient } from '../../../shared/n8nHost';
-import { downloadVideo, jobJson } from '../../../shared/jobOutput';
-import { uploadFromBinary } from '../image/upload.operation';
+import { isToolExecution } from '../../../shared/n8nHost';
+import { jobItem, jobJson, videoField } from '../../../shared/jobOutput';
+import { forEachItem } from '../../../shared/forEachItem';
+import { createItemJob } from './createItemJob';
+import { parkForCallbacks } from './waitForCallback';
 
 const properties: INodeProperties[] = [
 	{
@@ -189,72 +177,18 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['video'], operation: ['generate'] } }, properties);
 
-/** One item's job as created, with what the output item needs. */
-export interface CreatedItemJob {
-	created: GeneratedJob;
-	client: OmniVideoClient;
-	extra: IDataObject;
-}
-
-/** Reads the item's fields, uploads a binary source first, and creates its job once. */
-export async function createItemJob(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	overrides: { callbackUrl?: string } = {},
-): Promise<CreatedItemJob> {
-	const { client, baseUrl } = await omniVideoClient(this);
-	const source = this.getNodeParameter('source', itemIndex) as string;
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const input: GenerateVideoInput = {
-		prompt: this.getNodeParameter('prompt', itemIndex) as string,
-		resolution: this.getNodeParameter('resolution', itemIndex) as string,
-		duration: this.getNodeParameter('duration', itemIndex) as number,
-		callbackUrl: overrides.callbackUrl ?? ((options.callbackUrl as string) || undefined),
-	};
-	if (source === 'imageUrl') input.imageUrl = this.getNodeParameter('imageUrl', itemIndex) as string;
-	if (source === 'videoUrl') input.videoUrl = this.getNodeParameter('videoUrl', itemIndex) as string;
-	// Check everything but the upload before spending a request on it.
-	if (source === 'binaryImage') {
-		validateGenerateInput(
-			{ ...input, imageUrl: 'https://upload.pending/image' },
-			{ allowInsecureLoopbackCallback: isLocalSandbox(baseUrl) },
-		);
-		input.imageUrl = (await uploadFromBinary.call(this, client, itemIndex, this.getNodeParameter('binaryPropertyName', itemIndex) as string)).fileUrl;
-	}
-	// Same run, same item, same input → same key: n8n's "Retry On Fail" gets the original job back.
-	const idempotencyKey = derivedIdempotencyKey(this.getExecutionId(), this.getNode().id, itemIndex, JSON.stringify(input));
-	const created = await client.generateVideo(input, {
-		idempotencyKey,
-		signal: this.getExecutionCancelSignal(),
-		allowInsecureLoopbackCallback: isLocalSandbox(baseUrl),
-		expectedMs: (Number(options.expectedRenderSeconds) || 0) * 1000,
-	});
-	const extra = { mode: created.mode, idempotencyKey: created.idempotencyKey, submittedAt: new Date().toISOString() };
-	return { created, client, extra };
-}
-
-/** The finished job as an output item, with the video as binary data when asked for. */
-export async function finishedItem(
-	context: IExecuteFunctions | IWebhookFunctions,
-	job: JobRecord,
-	itemIndex: number,
-	extra: IDataObject,
-	download: { field: string } | undefined,
-): Promise<INodeExecutionData> {
-	const item: INodeExecutionData = { json: jobJson(job, extra), pairedItem: { item: itemIndex } };
-	if (download && job.status === 'done') item.binary = { [download.field]: await downloadVideo(context, job) };
-	return item;
-}
-
-/** Where to put the video, when the node is set to download it (never as an AI tool: JSON only). */
-export function downloadTarget(context: IExecuteFunctions | IWebhookFunctions, itemIndex = 0): { field: string } | undefined {
-	if (isToolExecution(context)) return undefined;
-	const wanted = context.getNodeParameter('download', itemIndex, false) as boolean;
-	return wanted ? { field: context.getNodeParameter('outputBinaryPropertyName', itemIndex, 'video') as string } : undefined;
+/**
+ * Generate Video: Wait for Callback parks the whole batch (see waitForCallback.ts); Don't Wait and
+ * Poll run every item at once. As an AI agent's tool, whose call must answer in one go, Wait for
+ * Callback polls instead of parking.
+ */
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	if (this.getNodeParameter('waitMode', 0) === 'callback' && !isToolExecution(this)) return await parkForCallbacks.call(this);
+	return await forEachItem(this, generateItem);
 }
 
 /** Generate Video for one item in Don't Wait or Poll mode. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+async function generateItem(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const { created, client, extra } = await createItemJob.call(this, itemIndex);
 	if (this.getNodeParameter('waitMode', 0) === 'dontWait') {
 		return [{ json: jobJson(created.job, extra), pairedItem: { item: itemIndex } }];
@@ -265,5 +199,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		timeoutMs: timeoutMinutes * 60_000,
 		signal: this.getExecutionCancelSignal(),
 	});
-	return [await finishedItem(this, job, itemIndex, extra, downloadTarget(this, itemIndex))];
+	return [await jobItem(this, job, { field: videoField(this, itemIndex), itemIndex, extra })];
 }

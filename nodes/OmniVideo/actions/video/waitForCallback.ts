@@ -6,12 +6,12 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { batchOutcome, isOmniVideoError, type JobRecord } from '../../../../core';
+import { BatchBook, BatchProgress, isOmniVideoError, reconcileBatch } from '../../../../core';
 import { omniVideoClient } from '../../../shared/n8nHost';
 import { errorJson, toNodeError } from '../../../shared/nodeErrors';
-import { jobJson } from '../../../shared/jobOutput';
-import { callbackRequestOf, respond } from '../../../shared/webhookRequest';
-import { createItemJob, downloadTarget, finishedItem } from './generate.operation';
+import { jobItem, jobJson, videoField } from '../../../shared/jobOutput';
+import { callbackRequestOf, respond, respondRefused } from '../../../shared/webhookRequest';
+import { createItemJob } from './createItemJob';
 import { MAX_CALLBACK_ITEMS, decodeCallbackBatch, encodeCallbackBatch, type CallbackBatch } from './callbackBatch';
 
 /**
@@ -50,8 +50,12 @@ export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeEx
 		throw error;
 	}
 
+	const createdJobs = created.flatMap((result) => (result.ok ? [result.created] : []));
+	const createdExtras = created.flatMap((result) => (result.ok ? [result.extra] : []));
+	const expectedEndAtMs = Date.now() + Math.max(0, ...createdJobs.map((job) => job.expectedMs));
 	const batch: CallbackBatch = {
 		nodeId: this.getNode().id,
+		expectedEndAtMs,
 		entries: created.map((result) =>
 			result.ok ? { jobId: result.created.job.id } : { failedKind: isOmniVideoError(result.error) ? result.error.kind : 'other' },
 		),
@@ -63,6 +67,15 @@ export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeEx
 		});
 	}
 	this.getWorkflowDataProxy(0).$execution.customData.setAll(entries);
+	// This process receives the callbacks (n8n's main process, or its webhook processor in the
+	// same process): it follows the batch from the start and needs no lookups to know its state.
+	// Jobs that should have ended while the other creates waited for a slot may have called back
+	// before the park, and n8n refused those callbacks: they are looked up at the first callback.
+	const expectedEnds = new Map(
+		createdJobs.map((job, index) => [job.job.id, Date.parse(String(createdExtras[index].submittedAt)) + job.expectedMs]),
+	);
+	const perJob = { expectedEnds, watchedSinceMs: Date.now() };
+	batches.open(this.getExecutionId(), new BatchProgress(jobIds, expectedEndAtMs, true, perJob), Date.now());
 
 	const limitMinutes = this.getNodeParameter('callbackTimeoutMinutes', 0, 60) as number;
 	await this.putExecutionToWait(new Date(Date.now() + limitMinutes * 60_000));
@@ -89,9 +102,11 @@ function notCreatedItem(kind: string, item: number): INodeExecutionData {
 
 /**
  * Wait for Callback, second half: a callback reached this execution's resume URL. Only a
- * confirmed callback (valid signature, or the job re-read with our key) counts; the execution
- * resumes once every job of the batch has ended, with one item per input item. A failed job
- * is an item with status "failed": a resumed node cannot fail the run.
+ * confirmed callback (valid signature, or the job re-read with our key) counts. It is answered at
+ * once from what this process knows of the batch; lookups, if any are needed (jobs in doubt, see
+ * BatchProgress), come after the answer. The execution resumes, exactly once, when every job has
+ * ended, with one item per input item; a failed job is an item with status "failed" (a resumed
+ * node cannot fail the run).
  */
 export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const customData = this.evaluateExpression('{{ $execution.customData.getAll() }}', 0);
@@ -100,35 +115,29 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 
 	const { client, credentials } = await omniVideoClient(this);
 	const outcome = await client.handleCallback(callbackRequestOf(this, credentials));
-	if (!outcome.accepted) return respond(this, outcome.status, { error: outcome.reason, jobId: outcome.jobId });
+	if (!outcome.accepted) return respondRefused(this, outcome);
+	const executionId = this.getExecutionId();
 	const jobIds = batch.entries.flatMap((entry) => ('jobId' in entry ? [entry.jobId] : []));
-	if (!jobIds.includes(outcome.job.id)) {
+	const progress =
+		batches.get(executionId) ??
+		batches.open(executionId, new BatchProgress(jobIds, batch.expectedEndAtMs, false), Date.now());
+	if (!progress.includes(outcome.job.id)) {
 		return respond(this, 404, { error: `Job ${outcome.job.id} is not one this execution waits for`, jobId: outcome.job.id });
 	}
+	progress.record(outcome.job, Date.now());
+	respond(this, 200, { received: true, jobId: outcome.job.id });
 
-	let complete: Map<string, JobRecord>;
-	try {
-		const state = await batchOutcome(client.runtime, jobIds, new Map([[outcome.job.id, outcome.job]]));
-		if (!state.complete) {
-			return respond(this, 200, { received: true, resumed: false, waitingFor: state.pendingJobId });
-		}
-		if (state.lastEndedJobId !== outcome.job.id) {
-			return respond(this, 200, { received: true, resumed: false, resumesWith: state.lastEndedJobId });
-		}
-		complete = new Map(state.jobs.map((job) => [job.id, job]));
-	} catch (error) {
-		// Ask the service to call again later rather than lose the last callback of the batch.
-		return respond(this, 503, { error: error instanceof Error ? error.message : String(error) }, { 'retry-after': '30' });
-	}
-	// Answer before downloading: the service waits at most 15 s for a callback's answer.
-	respond(this, 200, { received: true, resumed: true });
-	const download = downloadTarget(this);
+	await reconcileBatch(client.runtime, progress, { deadlineAtMs: Date.now() + RECONCILE_BUDGET_MS });
+	if (!progress.claimResume()) return { noWebhookResponse: true };
+	batches.close(executionId);
+	const complete = new Map(progress.jobs().map((job) => [job.id, job]));
+	const field = videoField(this);
 	const items = await Promise.all(
 		batch.entries.map(async (entry, item) => {
 			if (!('jobId' in entry)) return notCreatedItem(entry.failedKind, item);
 			const job = complete.get(entry.jobId)!;
 			try {
-				return await finishedItem(this, job, item, {}, download);
+				return await jobItem(this, job, { field, itemIndex: item });
 			} catch (error) {
 				return { json: { ...jobJson(job), ...errorJson(error) }, pairedItem: { item } };
 			}
@@ -136,3 +145,8 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 	);
 	return { noWebhookResponse: true, workflowData: [items] };
 }
+
+/** Batches this process follows, by execution id (see BatchProgress). */
+const batches = new BatchBook();
+/** Lookups of jobs in doubt run after the answer, but not for longer than this. */
+const RECONCILE_BUDGET_MS = 60_000;

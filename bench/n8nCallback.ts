@@ -1,0 +1,55 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- benchmarks run by people, never shipped */
+import { expectedRenderSeconds } from '../core/estimate';
+import { N8nTestInstance } from '../test/support/n8n/instance';
+import { workflowOf } from '../test/support/n8n/engine';
+import { itemsOf, omniVideoNode, outputOf, spedUpPlan } from '../test/support/n8n/workflows';
+import { ROW_SIZE, rowPrompt, type BatchSetup, type StrategyOutcome } from './strategies';
+
+/**
+ * (d): the n8n node's Wait for Callback through n8n's engine in process, one execution of
+ * `rows` items. n8n's engine runs on the real clock: the credential's custom plan carries the
+ * plan's rate limits multiplied by the speed, and Expected Render Time is divided by it, so that
+ * the node paces itself to the sped-up sandbox. The workflow knows every job's outcome when the
+ * execution resumes: that instant is each job's "known" time.
+ */
+export async function n8nWaitForCallback(setup: BatchSetup, signed: boolean): Promise<StrategyOutcome> {
+	const { sandbox, speed } = setup;
+	const n8n = await N8nTestInstance.start({
+		omniVideoApi: {
+			apiKey: setup.apiKey,
+			baseUrl: sandbox.url,
+			...spedUpPlan(setup.limits, speed),
+			webhookSecret: signed ? sandbox.webhookSecret : '',
+		},
+	});
+	const outcome: StrategyOutcome = { known: new Map(), surfaced429: 0, failedRows: 0 };
+	try {
+		const node = omniVideoNode('Generate', {
+			resource: 'video',
+			operation: 'generate',
+			prompt: '={{ $json.prompt }}',
+			...ROW_SIZE,
+			waitMode: 'callback',
+			options: { expectedRenderSeconds: expectedRenderSeconds(ROW_SIZE.resolution, ROW_SIZE.duration) / speed },
+		});
+		const prompts = Array.from({ length: setup.rows }, (_, i) => ({ prompt: rowPrompt(i) }));
+		const execution = await n8n.execute(workflowOf([node], {}), 'Generate', itemsOf(...prompts));
+		let timer: Parameters<typeof clearTimeout>[0];
+		const run = await Promise.race([
+			execution.finished,
+			new Promise<undefined>((resolve) => (timer = setTimeout(resolve, (2 * 3_600_000) / speed))),
+		]).finally(() => clearTimeout(timer));
+		if (!run) throw new Error(`execution ${execution.id} still ${execution.status} after 2 virtual hours`);
+		const resumedAt = sandbox.clock.now();
+		for (const item of outputOf(run, 'Generate')) {
+			if (item.json.status === 'done' && typeof item.json.jobId === 'string') outcome.known.set(item.json.jobId, resumedAt);
+			else {
+				outcome.failedRows++;
+				if (item.json.errorKind === 'rate_limit') outcome.surfaced429++;
+			}
+		}
+	} finally {
+		await n8n.stop();
+	}
+	return outcome;
+}

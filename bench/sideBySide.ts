@@ -1,0 +1,57 @@
+import { PLANS, type PlanLimits } from '../core/types';
+import { startSandbox, type Sandbox } from '../sandbox';
+import { measureBatch, type BatchResult } from './measure';
+import type { BatchSetup, StrategyOutcome } from './strategies';
+
+export interface BenchPlan {
+	name: 'Pro' | 'Premium';
+	limits: PlanLimits;
+	key: (sandbox: Sandbox) => string;
+}
+
+export const BENCH_PLANS: BenchPlan[] = [
+	{ name: 'Pro', limits: PLANS.pro, key: (sandbox) => sandbox.keys.pro },
+	{ name: 'Premium', limits: PLANS.premium, key: (sandbox) => sandbox.keys.premium },
+];
+
+export interface SideBySideOptions {
+	rows: number;
+	speed: number;
+	/** The sandbox's render-time draws: the same seed gives every strategy the same render times. */
+	renderTimes: { seed: number; spread: number };
+}
+
+/**
+ * One strategy on one plan, in a sandbox of its own started afresh: the same seed and the same
+ * order of creates give every strategy the same render times.
+ */
+export async function runBatch(
+	strategy: string,
+	plan: BenchPlan,
+	options: SideBySideOptions,
+	run: (setup: BatchSetup) => Promise<StrategyOutcome>,
+	clientClock: 'real' | 'sandbox' = 'sandbox',
+	note?: string,
+): Promise<BatchResult> {
+	const sandbox = await startSandbox({ port: 0, speed: options.speed, insecureCallbacks: true, clientClock, renderTimes: options.renderTimes });
+	try {
+		const startedAt = sandbox.clock.now();
+		const realStart = Date.now();
+		const outcome = await run({ sandbox, apiKey: plan.key(sandbox), limits: plan.limits, rows: options.rows, speed: options.speed });
+		return measureBatch({
+			sandbox,
+			strategy,
+			plan: plan.name,
+			limits: plan.limits,
+			rows: options.rows,
+			startedAt,
+			known: outcome.known,
+			surfaced429: outcome.surfaced429,
+			failedRows: outcome.failedRows,
+			realMs: Date.now() - realStart,
+			note,
+		});
+	} finally {
+		await sandbox.close();
+	}
+}

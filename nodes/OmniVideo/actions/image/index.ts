@@ -1,0 +1,1 @@
+export * as upload from './upload.operation';

@@ -1,0 +1,1 @@
+export * as get from './get.operation';

@@ -1,0 +1,146 @@
+import { PLANS } from '../../core/types';
+import { RateLimitError, TransportError } from '../../core/errors';
+import { fakeClient } from '../support/coreHarness';
+import { json } from '../support/fakeApi';
+
+/** Fills the key's minute window with bulk requests that are still queued behind it. */
+async function saturate(client: ReturnType<typeof fakeClient>['client'], time: ReturnType<typeof fakeClient>['time'], jobId: string, count: number) {
+	const bulk = Array.from({ length: count }, () => client.getJob(jobId).catch((error: unknown) => error));
+	await time.advance(100);
+	return bulk;
+}
+
+describe('host budgets: deadlines and priorities', () => {
+	it('fails at once, before sending, when the plan would make a request wait past its deadline', async () => {
+		const { time, api, client } = fakeClient(PLANS.pro);
+		const created = await time.run(client.generateVideo({ prompt: 'one' }));
+		const bulk = await saturate(client, time, created.job.id, 40);
+		const sentBefore = api.apiRequests().length;
+		const start = time.clock.now();
+		const error = await client
+			.getJob(created.job.id, { deadlineAtMs: time.clock.now() + 25_000 })
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(RateLimitError);
+		expect(error).toMatchObject({ code: 'rate_limited_locally' });
+		expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(25_000);
+		expect((error as Error).message).toMatch(/try again in \d+ s/i);
+		expect(time.elapsed(start)).toBe(0);
+		expect(api.apiRequests().length).toBe(sentBefore);
+		await time.run(Promise.all(bulk));
+	});
+
+	it('lets an urgent lookup (confirming a callback) pass 40 queued bulk lookups at once', async () => {
+		const { time, api, client } = fakeClient(PLANS.pro);
+		const created = await time.run(client.generateVideo({ prompt: 'one' }));
+		const bulk = await saturate(client, time, created.job.id, 40);
+		const start = time.clock.now();
+		const urgent = await time.run(
+			client.getJob(created.job.id, { priority: 'urgent', deadlineAtMs: time.clock.now() + 2_000 }),
+		);
+		expect(urgent.id).toBe(created.job.id);
+		expect(time.elapsed(start)).toBeLessThanOrEqual(2_000);
+		await time.run(Promise.all(bulk));
+		expect(api.rejected429).toHaveLength(0);
+	});
+
+	it('keeps a reserve of each window that bulk work never uses', async () => {
+		const { time, api, client } = fakeClient(PLANS.pro);
+		const created = await time.run(client.generateVideo({ prompt: 'one' }));
+		await saturate(client, time, created.job.id, 60);
+		// Bulk has taken what it may of the first minute; 3 of Pro's 30 remain for urgent work.
+		const inFirstMinute = api.apiRequests().filter((r) => r.at < api.apiRequests()[0].at + 60_000);
+		expect(inFirstMinute.length).toBe(27);
+		const urgent = await Promise.all(
+			[1, 2, 3].map(() => time.run(client.getJob(created.job.id, { priority: 'urgent', deadlineAtMs: time.clock.now() + 1_000 }))),
+		);
+		expect(urgent).toHaveLength(3);
+	});
+
+	it('gives up waiting for a job slot at once when none can be free before the deadline', async () => {
+		const { time, api, client } = fakeClient({ requestsPerMinute: 30, requestsPerHour: 200, concurrentJobs: 1 });
+		api.renderMs = 600_000;
+		await time.run(client.generateVideo({ prompt: 'holds the only slot' }));
+		const error = await client
+			.generateVideo({ prompt: 'waits' }, { deadlineAtMs: time.clock.now() + 20_000 })
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(RateLimitError);
+		expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(20_000);
+		expect(api.creates()).toHaveLength(1);
+	});
+
+	it('ends a 429 whose Retry-After is past the deadline with that delay, without waiting', async () => {
+		const { time, api, client } = fakeClient(PLANS.pro);
+		api.script.push({
+			response: json(429, { error: { code: 'rate_limited', message: 'slow down', requestId: 'req_9' } }, { 'retry-after': '40' }),
+		});
+		const start = time.clock.now();
+		const error = await time
+			.run(client.getJob('job_x', { deadlineAtMs: time.clock.now() + 25_000 }))
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(RateLimitError);
+		expect((error as RateLimitError).retryAfterMs).toBe(40_000);
+		expect(time.elapsed(start)).toBeLessThan(1_000);
+	});
+
+	it('holds back only new jobs after a concurrency 429; lookups go on', async () => {
+		const { time, api, client } = fakeClient(PLANS.pro);
+		const created = await time.run(client.generateVideo({ prompt: 'one' }));
+		api.script.push({
+			response: json(429, { error: { code: 'concurrency_limited', message: 'Too many jobs', requestId: 'req_c' } }, { 'retry-after': '30' }),
+		});
+		const second = client.generateVideo({ prompt: 'two' });
+		await time.advance(1_000);
+		const start = time.clock.now();
+		await time.run(client.getJob(created.job.id));
+		expect(time.elapsed(start)).toBeLessThan(5_000);
+		await time.run(second);
+		expect(api.creates()).toHaveLength(3);
+	});
+
+	it('shrinks the request timeout to what remains of the deadline', async () => {
+		const timeouts: Array<number | undefined> = [];
+		const { time, client } = fakeClient(PLANS.pro, (transport) => ({
+			...transport,
+			api: (request) => {
+				timeouts.push(request.timeoutMs);
+				return transport.api(request);
+			},
+		}));
+		await time.run(client.getJob('job_x', { deadlineAtMs: time.clock.now() + 4_000 }).catch(() => undefined));
+		expect(timeouts[0]).toBeLessThanOrEqual(4_000);
+	});
+
+	it('names the idempotency key when a create is cancelled after it was sent', async () => {
+		const controller = new AbortController();
+		const { time, api, client } = fakeClient(PLANS.pro, (transport) => ({
+			...transport,
+			// The service created the job; the host cancelled before its answer was read.
+			api: async (request) => {
+				await transport.api(request);
+				controller.abort();
+				throw new Error('aborted by the host');
+			},
+		}));
+		const error = await time
+			.run(client.generateVideo({ prompt: 'cancelled mid-flight' }, { idempotencyKey: 'idem_cancel_1', signal: controller.signal }))
+			.catch((e: unknown) => e);
+		expect(api.creates()).toHaveLength(1);
+		expect(error).toBeInstanceOf(TransportError);
+		expect(error).toMatchObject({ failure: 'aborted', idempotencyKey: 'idem_cancel_1' });
+		expect((error as Error).message).toContain('idem_cancel_1');
+	});
+
+	it('answers a callback 503 with Retry-After when the key cannot confirm it in time, instead of holding it', async () => {
+		const { time, api, client } = fakeClient(PLANS.pro);
+		const created = await time.run(client.generateVideo({ prompt: 'one' }));
+		client.runtime.limiter.pause(45_000); // the service said 429, Retry-After 45 s
+		const start = time.clock.now();
+		const outcome = await time.run(
+			client.handleCallback({ headers: {}, rawBody: JSON.stringify({ id: created.job.id, status: 'done' }) }),
+		);
+		expect(outcome).toMatchObject({ accepted: false, status: 503, jobId: created.job.id });
+		expect(outcome.accepted === false && outcome.retryAfterSeconds).toBeGreaterThanOrEqual(44);
+		expect(time.elapsed(start)).toBe(0);
+		expect(api.lookups()).toHaveLength(0);
+	});
+});

@@ -1,0 +1,31 @@
+import { normaliseBaseUrl, planOfRateLimit } from '../../core';
+
+describe('normaliseBaseUrl', () => {
+	it('keeps the address alone: spaces, trailing slashes and a pasted /api/v1 or /api go', () => {
+		for (const entered of [
+			'https://api.omni.example',
+			' https://api.omni.example/ ',
+			'https://api.omni.example/api/v1',
+			'https://api.omni.example/api/v1/',
+			'https://api.omni.example/API/V1',
+			'https://api.omni.example/api',
+		]) {
+			expect(normaliseBaseUrl(entered)).toBe('https://api.omni.example');
+		}
+	});
+
+	it('leaves other paths for the caller to judge', () => {
+		expect(normaliseBaseUrl('https://gateway.example/omni/')).toBe('https://gateway.example/omni');
+		expect(normaliseBaseUrl('https://gateway.example/api/v2')).toBe('https://gateway.example/api/v2');
+	});
+});
+
+describe('planOfRateLimit', () => {
+	it('names the plan whose minute or hour window the header gives', () => {
+		expect(['30', '200', '60', '500'].map(planOfRateLimit)).toEqual(['pro', 'pro', 'premium', 'premium']);
+	});
+
+	it('names none for other values or no header', () => {
+		expect([undefined, '', '45', 'many'].map(planOfRateLimit)).toEqual([undefined, undefined, undefined, undefined]);
+	});
+});

@@ -1,0 +1,64 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { expectedRenderSeconds } from '../../core/estimate';
+import { N8nTestInstance } from '../support/n8n/instance';
+import { workflowOf } from '../support/n8n/engine';
+import { itemsOf, omniVideoNode, outputOf, spedUpPlan } from '../support/n8n/workflows';
+
+const SPEED = 40;
+const TWO_AT_ONCE = { requestsPerMinute: 30, requestsPerHour: 200, concurrentJobs: 2 };
+
+let sandbox: Sandbox;
+let n8n: N8nTestInstance;
+
+beforeAll(async () => {
+	sandbox = await startSandbox({
+		port: 0,
+		speed: SPEED,
+		insecureCallbacks: true,
+		accounts: [{ id: 'acct_two', plan: TWO_AT_ONCE, balance: 100_000 }],
+		keys: [{ key: 'omni_test_two', account: 'acct_two' }],
+	});
+	n8n = await N8nTestInstance.start({
+		omniVideoApi: { apiKey: 'omni_test_two', baseUrl: sandbox.url, ...spedUpPlan(TWO_AT_ONCE, SPEED), webhookSecret: sandbox.webhookSecret },
+	});
+});
+afterAll(async () => {
+	await n8n.stop();
+	await sandbox.close();
+});
+
+describe('Wait for Callback with more items than the plan runs at once', () => {
+	// Found by `npm run bench` ((d) on Pro: resumed ~25 min after the last job ended). The node
+	// parks the execution only once its last create is sent, which here waits for earlier jobs to
+	// end; their callbacks reach an execution n8n still runs and are answered 409 (n8n stores a
+	// waiting execution only when execute() returns). The first callback after the park looks those
+	// jobs up instead of waiting for the service's retries (5 s, then 5 min).
+	it('resumes within 5 s (virtual) of the last job ending, one lookup at most for a job whose callback was refused', async () => {
+		const node = omniVideoNode('Generate', {
+			resource: 'video',
+			operation: 'generate',
+			prompt: '={{ $json.prompt }}',
+			resolution: '720P',
+			duration: 4,
+			waitMode: 'callback',
+			options: { expectedRenderSeconds: expectedRenderSeconds('720P', 4) / SPEED },
+		});
+		const prompts = Array.from({ length: 6 }, (_, i) => ({ prompt: `Queued clip ${i}` }));
+		const execution = await n8n.execute(workflowOf([node], {}), 'Generate', itemsOf(...prompts));
+		let resumedAt = Infinity;
+		let timer: Parameters<typeof clearTimeout>[0];
+		await Promise.race([
+			execution.finished.then(() => (resumedAt = sandbox.clock.now())),
+			// 10 virtual minutes: long enough for three rounds of two 30–90 s jobs.
+			new Promise((resolve) => (timer = setTimeout(resolve, 600_000 / SPEED))),
+		]).finally(() => clearTimeout(timer));
+		const lastEnd = Math.max(...[...sandbox.jobs.all.values()].map((job) => job.endsAt));
+		expect(resumedAt - lastEnd).toBeLessThanOrEqual(5_000);
+		const items = outputOf(await execution.finished, 'Generate');
+		expect(items).toHaveLength(6);
+		expect(items.every((item) => item.json.status === 'done')).toBe(true);
+		const lookups = sandbox.journal.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/api/v1/jobs/'));
+		expect(lookups.length).toBeLessThanOrEqual(6);
+	}, 60_000);
+});

@@ -1,0 +1,26 @@
+import { RenderTimes, typicalRenderSeconds } from '../../sandbox/renderTimes';
+import { expectedRenderSeconds } from '../../core/estimate';
+
+describe('sandbox render times', () => {
+	it('are drawn across 30–90 s with a spread, the same for the same seed', () => {
+		const draw = (seed: number) => {
+			const times = new RenderTimes({ seed, spread: 0.25 });
+			return Array.from({ length: 200 }, () => times.next('1080P', 8));
+		};
+		const first = draw(7);
+		expect(draw(7)).toEqual(first);
+		expect(draw(8)).not.toEqual(first);
+		expect(Math.min(...first)).toBeGreaterThanOrEqual(30_000);
+		expect(Math.max(...first)).toBeLessThanOrEqual(90_000);
+		// A real spread: a fifth of the jobs or more take at least 25 % longer or shorter than core expects.
+		const expected = expectedRenderSeconds('1080P', 8) * 1000;
+		const far = first.filter((ms) => Math.abs(ms - expected) > expected * 0.25);
+		expect(far.length).toBeGreaterThanOrEqual(40);
+	});
+
+	it('grow with resolution and duration, and without spread render at the typical time', () => {
+		expect(typicalRenderSeconds('720P', 4)).toBeLessThan(typicalRenderSeconds('1080P', 8));
+		expect(typicalRenderSeconds('1080P', 8)).toBeLessThan(typicalRenderSeconds('4K', 10));
+		expect(new RenderTimes({ seed: 1, spread: 0 }).next('4K', 10)).toBe(typicalRenderSeconds('4K', 10) * 1000);
+	});
+});
