@@ -194,13 +194,17 @@ export const SCENARIOS: Scenario[] = [
 			await waitDeliveries(context, jobId, 1);
 			const real = context.sandbox.callbackAttempts.find((attempt) => attempt.jobId === jobId)!;
 			const body = JSON.stringify(await jobRecord(context, jobId));
+			// Forged and stale deliveries claim a finished job this trigger has not heard of yet.
+			const otherId = await createJob(context, { prompt: 'A job that never called back' });
+			await waitJobDone(context, otherId);
+			const otherBody = JSON.stringify(await jobRecord(context, otherId));
 			const now = Math.floor(Date.now() / 1000);
-			const send = (id: string, timestamp: number, signature: string) =>
-				fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature }, body });
+			const send = (id: string, timestamp: number, signature: string, payload: string) =>
+				fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature }, body: payload });
 			const secret = context.sandbox.webhookSecret;
-			const forged = await send('msg_forged', now, standardWebhookSignature('whsec_Zm9yZ2VkLXNlY3JldC1mb3JnZWQtc2VjcmV0', 'msg_forged', now, body));
-			const stale = await send('msg_stale', now - 3600, standardWebhookSignature(secret, 'msg_stale', now - 3600, body));
-			const replayed = await send(real.webhookId, now, standardWebhookSignature(secret, real.webhookId, now, body));
+			const forged = await send('msg_forged', now, standardWebhookSignature('whsec_Zm9yZ2VkLXNlY3JldC1mb3JnZWQtc2VjcmV0', 'msg_forged', now, otherBody), otherBody);
+			const stale = await send('msg_stale', now - 3600, standardWebhookSignature(secret, 'msg_stale', now - 3600, otherBody), otherBody);
+			const replayed = await send(real.webhookId, now, standardWebhookSignature(secret, real.webhookId, now, body), body);
 			const replayedBody = (await replayed.json()) as { started?: boolean };
 			await sleep(1500);
 			const executions = await executionsOf(context, workflowId);
