@@ -369,7 +369,8 @@ export async function waitForCallback(context: Context, name: string, rows: numb
 	const from = context.sandbox.journal.length;
 	const started = Date.now();
 	await postRows(context, path, Array.from({ length: rows }, (_, i) => ({ prompt: `Waiting item ${i + 1}` })));
-	const parked = await executionWith(context, workflowId, ['waiting', 'success', 'error'], 60_000);
+	// Parking waits for every create: with jobs of earlier checks still holding the plan's slots, that takes minutes.
+	const parked = await executionWith(context, workflowId, ['waiting', 'success', 'error'], 300_000);
 	const wasParked = parked.status === 'waiting';
 	if (wasParked && onParked) await onParked(parked.id);
 	const finished = await executionWith(context, workflowId, ['success', 'error', 'crashed'], 300_000);
