@@ -2,11 +2,14 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { isOmniVideoError } from '../../core';
 
-/** What the user reads under the error: the hint, and the ids that let support find the job. */
+/**
+ * What the user reads under the error: the hint (unless the message already ends with it, as
+ * core's messages mostly do: n8n shows both, one under the other), and the ids support needs.
+ */
 function describe(error: unknown): string | undefined {
 	if (!isOmniVideoError(error)) return undefined;
 	const parts = [
-		error.hint,
+		error.hint && !error.message.includes(error.hint) ? error.hint : undefined,
 		error.jobId && `Job ID: ${error.jobId}`,
 		error.requestId && `Request ID: ${error.requestId}`,
 		error.idempotencyKey && `Idempotency key: ${error.idempotencyKey}`,

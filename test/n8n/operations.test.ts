@@ -124,7 +124,16 @@ describe('Video → Generate', () => {
 		const error = errorOf(run, 'Omni Video')!;
 		expect(error.message).toMatch(/failed/);
 		expect(`${error.message} ${error.description}`).toMatch(/job_\w+/);
-		expect(error.description).toMatch(/content policy/i);
+		expect(`${error.message} ${error.description}`).toMatch(/content policy/i);
+	});
+
+	it("the error view says what to do once: the description does not repeat the message's hint", async () => {
+		const run = await runNode({ resource: 'video', operation: 'generate', prompt: 'forbidden [sandbox:job-fails-content-policy]', waitMode: 'poll', options: FAST });
+		const error = errorOf(run, 'Omni Video')!;
+		const hint = 'Change the prompt or the source image so that it meets the content policy.';
+		expect(error.message).toContain(hint);
+		expect(error.description ?? '').not.toContain(hint);
+		expect(error.description).toMatch(/^Job ID: job_\w+/);
 	});
 
 	it('continue on fail turns each failure into an error item and keeps the rest', async () => {

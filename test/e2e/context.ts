@@ -1,0 +1,119 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- end-to-end tooling, never shipped */
+/** What a scenario works with: the n8n server, the sandbox, credentials, and small helpers. */
+import type { Sandbox, JournalEntry } from '../../sandbox';
+import type { Execution, N8nServer } from './n8nServer';
+import { waitUntil } from './processes';
+import type { ExampleWorkflow } from './instance';
+import type { Credential, WorkflowJson } from './workflows';
+
+export interface Context {
+	version: string;
+	/** The n8n that scenarios talk to (in queue mode: main). */
+	n8n: N8nServer;
+	/** Where production webhooks are sent (main, or the webhook processor in queue mode). */
+	webhookUrl: string;
+	sandbox: Sandbox;
+	/** A second key of the Pro account, for jobs the scenarios create themselves (its own rate window). */
+	directKey: string;
+	speed: number;
+	credentials: {
+		/** Pro key, limits scaled to the sandbox's speed, with the signing secret. */
+		signed: Credential;
+		/** The same without a signing secret: callbacks are confirmed by a lookup. */
+		lookup: Credential;
+		/** Pro key at Pro's real limits, no secret: the node paces itself as on a real Pro key. */
+		pro: Credential;
+		revoked: Credential;
+	};
+	/** A PNG served on loopback, for the image scenarios. */
+	pngUrl: string;
+	png: Buffer;
+	/** The example workflows as imported. */
+	examples: ExampleWorkflow[];
+}
+
+/** The API requests (not CDN or uploads' PUT) the sandbox received since `from`. */
+export function apiRequestsSince(sandbox: Sandbox, from: number): JournalEntry[] {
+	return sandbox.journal.slice(from).filter((entry) => entry.path.startsWith('/api/'));
+}
+
+/** "3 requests (1 create, 2 lookups)" and the like. */
+export function describeRequests(entries: JournalEntry[]): string {
+	const creates = entries.filter((entry) => entry.path === '/api/v1/generate').length;
+	const lookups = entries.filter((entry) => entry.path.startsWith('/api/v1/jobs/')).length;
+	const uploads = entries.filter((entry) => entry.path === '/api/upload').length;
+	const limited = entries.filter((entry) => entry.status === 429).length;
+	const parts = [`${creates} create${creates === 1 ? '' : 's'}`, `${lookups} lookup${lookups === 1 ? '' : 's'}`];
+	if (uploads) parts.push(`${uploads} upload${uploads === 1 ? '' : 's'}`);
+	parts.push(`${limited} × 429`);
+	return `${entries.length} API requests (${parts.join(', ')})`;
+}
+
+export async function createActiveWorkflow(context: Context, workflow: WorkflowJson): Promise<string> {
+	const id = await context.n8n.createWorkflow(workflow);
+	await context.n8n.activate(id);
+	return id;
+}
+
+/** POSTs `rows` to a Webhook node's production URL. */
+export async function postRows(context: Context, path: string, rows: Array<Record<string, unknown>>): Promise<void> {
+	const response = await fetch(`${context.webhookUrl}/webhook/${path}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ rows }),
+	});
+	if (!response.ok) throw new Error(`webhook ${path}: ${response.status} ${await response.text()}`);
+}
+
+/** Waits until the workflow has an execution whose status is one of `statuses`; returns it with its data. */
+export async function executionWith(context: Context, workflowId: string, statuses: string[], timeoutMs: number, exceptIds: string[] = []): Promise<Execution> {
+	let found: Execution | undefined;
+	await waitUntil(
+		`an execution of workflow ${workflowId} with status ${statuses.join(' or ')}`,
+		async () => {
+			// The editor's list shows every status (the public API leaves out running and waiting ones).
+			const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+			const list = await context.n8n.rest<{ results: Execution[] }>('GET', `/executions?filter=${filter}&limit=50`);
+			found = list.results.find((execution) => statuses.includes(execution.status) && !exceptIds.includes(execution.id));
+			return found !== undefined;
+		},
+		timeoutMs,
+		300,
+	);
+	return context.n8n.execution(found!.id);
+}
+
+/** Every execution of a workflow (without data). */
+export async function executionsOf(context: Context, workflowId: string): Promise<Execution[]> {
+	return (await context.n8n.api<{ data: Execution[] }>('GET', `/executions?workflowId=${workflowId}&limit=250`)).data;
+}
+
+/** The output items of `nodeName` in an execution. */
+export function outputOf(execution: Execution, nodeName: string) {
+	const runs = execution.data?.resultData.runData[nodeName] ?? [];
+	return runs[runs.length - 1]?.data?.main[0] ?? [];
+}
+
+export function errorOf(execution: Execution, nodeName: string) {
+	const runs = execution.data?.resultData.runData[nodeName] ?? [];
+	return runs[runs.length - 1]?.error ?? execution.data?.resultData.error;
+}
+
+export function seconds(ms: number): string {
+	return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Throws unless the execution succeeded, with the first error of `nodes` in the message. */
+export function checkSucceeded(execution: Execution, ...nodes: string[]): void {
+	const error = nodes.map((node) => errorOf(execution, node)).find((found) => found !== undefined);
+	check(execution.status === 'success', `execution ${execution.id} ended ${execution.status}: ${error?.message ?? 'no error recorded'}`);
+}
+
+/** Throws with `message` unless `condition` holds: scenarios check behaviour, and say what differed. */
+export function check(condition: unknown, message: string): asserts condition {
+	if (!condition) throw new Error(message);
+}
+
+export function sleep(ms: number): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, ms));
+}

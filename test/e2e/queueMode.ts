@@ -1,0 +1,133 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- end-to-end tooling, never shipped */
+/**
+ * The package on n8n in queue mode, as teams that outgrow one process run it: PostgreSQL, Redis,
+ * a main process (editor, API, timers), two workers and a webhook processor that serves
+ * `/webhook/` and `/webhook-waiting/` (WEBHOOK_URL points at it, as a load balancer would).
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cacheDir } from './cache';
+import { apiRequestsSince, check, createActiveWorkflow, describeRequests, errorOf, executionWith, outputOf, postRows, seconds, type Context } from './context';
+import { startEnvironment } from './environment';
+import type { Service } from './processes';
+import { freePort, stopService, waitUntil } from './processes';
+import { startPostgres, startRedis } from './queueServices';
+import { SCENARIOS, waitForCallback } from './scenarios';
+import { omniVideo, webhookWorkflow } from './workflows';
+import { PLANS } from '../../core/types';
+
+type RunCheck = (label: string, name: string, fn: () => Promise<string>) => Promise<void>;
+
+const ROWS = 50;
+
+export async function runQueueMode(version: string, tarball: string, runCheck: RunCheck): Promise<void> {
+	const label = `[n8n ${version} queue mode]`;
+	const folder = join(cacheDir(), 'data', `n8n-${version}-queue`);
+	const postgres = await startPostgres();
+	const redis = await startRedis(join(cacheDir(), 'data', 'redis'));
+	try {
+		const webhookPort = await freePort();
+		const webhookUrl = `http://127.0.0.1:${webhookPort}`;
+		const shared = {
+			DB_TYPE: 'postgresdb',
+			DB_POSTGRESDB_HOST: '127.0.0.1',
+			DB_POSTGRESDB_PORT: String(postgres.port),
+			DB_POSTGRESDB_DATABASE: postgres.database,
+			DB_POSTGRESDB_USER: postgres.user,
+			DB_POSTGRESDB_PASSWORD: '',
+			EXECUTIONS_MODE: 'queue',
+			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+			QUEUE_BULL_REDIS_PORT: String(redis.port),
+			// Workers cannot read main's disk: binary data goes to the database.
+			N8N_DEFAULT_BINARY_DATA_MODE: 'database',
+			WEBHOOK_URL: `${webhookUrl}/`,
+			N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
+			N8N_LOG_LEVEL: 'info',
+		};
+		const environment = await startEnvironment({ version, tarball, userFolder: folder, n8nEnv: shared });
+		const { n8n } = environment;
+		const workers: Service[] = [];
+		const startWorker = async (name: string) => {
+			const worker = n8n.spawn(name, ['worker', '--concurrency=10'], { N8N_RUNNERS_BROKER_PORT: String(await freePort()), QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(await freePort()), N8N_PORT: String(await freePort()) });
+			await waitUntil(`${name} ready`, async () => /started|ready|Worker/i.test(worker.tail()) && worker.child.exitCode === null, 120_000, 500);
+			return worker;
+		};
+		try {
+			workers.push(await startWorker('worker-1'), await startWorker('worker-2'));
+			const webhook = n8n.spawn('webhook', ['webhook'], { N8N_PORT: String(webhookPort), N8N_RUNNERS_BROKER_PORT: String(await freePort()) });
+			await waitUntil('the webhook processor', async () => {
+				if (webhook.child.exitCode !== null) throw new Error(webhook.tail());
+				return (await fetch(`${webhookUrl}/healthz`)).ok;
+			}, 120_000, 500);
+			const context: Context = { ...environment.context, webhookUrl };
+
+			await runCheck(label, 'queue-batch-50-rows-pro', () => batch(context));
+			await runCheck(label, 'queue-wait-for-callback-resumes-on-another-worker', async () => {
+				let parkedOn = -1;
+				let executionId = '';
+				const evidence = await waitForCallback(context, 'queue-wait-for-callback', 1, 'signed', async (id) => {
+					executionId = id;
+					const name = await workerThatStarted(n8n.userFolder, id, ['worker-1', 'worker-2']);
+					check(name, `no worker log names execution ${id}`);
+					parkedOn = name === 'worker-1' ? 0 : 1;
+					// The worker that parked it goes away: only the other one can resume it.
+					await stopService(workers[parkedOn]);
+				});
+				const other = parkedOn === 0 ? 'worker-2' : 'worker-1';
+				const resumedBy = await workerThatStarted(n8n.userFolder, executionId, [other]);
+				workers[parkedOn] = await startWorker(`worker-${parkedOn + 1}-again`);
+				check(resumedBy === other, `execution ${executionId} was not resumed by ${other}`);
+				return `parked on worker-${parkedOn + 1} (then stopped), resumed on ${other}; ${evidence}`;
+			});
+			for (const scenario of SCENARIOS.filter((entry) => ['trigger-once-per-real-callback', 'trigger-concurrent-duplicate-starts-once'].includes(entry.name))) {
+				await runCheck(label, `queue-${scenario.name}`, () => scenario.run(context));
+			}
+		} finally {
+			for (const worker of workers) await stopService(worker);
+			await environment.stop();
+		}
+	} finally {
+		await redis.stop();
+		await postgres.stop();
+	}
+}
+
+/** Which of the workers' logs says it started `executionId` first. */
+async function workerThatStarted(folder: string, executionId: string, names: string[]): Promise<string | undefined> {
+	for (const name of names) {
+		const log = await readFile(join(folder, `${name}.log`), 'utf8').catch(() => '');
+		if (new RegExp(`started execution ${executionId}\\b`, 'i').test(log)) return name;
+	}
+	return undefined;
+}
+
+/**
+ * 50 rows on a Pro key (limits scaled to the sandbox's speed): every row ends done, no 429 reaches
+ * an item, and the run takes at most 1.25× the least time Pro's limits allow for these very jobs
+ * (their render times at 5 at once, or the requests at 30 a minute, whichever is longer).
+ */
+async function batch(context: Context): Promise<string> {
+	const path = `e2e-queue-batch-${Date.now().toString(36)}`;
+	const workflowId = await createActiveWorkflow(
+		context,
+		webhookWorkflow('e2e: queue batch', path, [
+			omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'poll', options: { expectedRenderSeconds: 3 } }, context.credentials.signed),
+		]),
+	);
+	const from = context.sandbox.journal.length;
+	await postRows(context, path, Array.from({ length: ROWS }, (_, i) => ({ prompt: `Catalogue clip ${i + 1}` })));
+	const execution = await executionWith(context, workflowId, ['success', 'error', 'crashed'], 600_000);
+	const elapsed = Date.parse(execution.stoppedAt ?? '') - Date.parse(execution.startedAt);
+	const items = outputOf(execution, 'Generate Video');
+	const requests = apiRequestsSince(context.sandbox, from);
+	const jobs = items.map((item) => context.sandbox.jobs.all.get(String(item.json.jobId))).filter((job) => job !== undefined);
+	const renderMs = jobs.reduce((sum, job) => sum + (job.endsAt - job.createdAt), 0);
+	const { concurrentJobs, requestsPerMinute } = PLANS.pro;
+	const boundVirtualMs = Math.max(renderMs / concurrentJobs, Math.max(0, requests.length - requestsPerMinute) * (60_000 / requestsPerMinute));
+	const boundMs = context.sandbox.clock.realMs(boundVirtualMs);
+	const evidence = `${items.length} rows, ${describeRequests(requests)}; ${seconds(elapsed)} against the plan's least ${seconds(boundMs)} (${(elapsed / boundMs).toFixed(2)}×)`;
+	check(execution.status === 'success', `execution ${execution.status}: ${errorOf(execution, 'Generate Video')?.message}; ${evidence}`);
+	check(items.length === ROWS && items.every((item) => item.json.status === 'done'), `rows not done: ${evidence}`);
+	check(elapsed <= 1.25 * boundMs, `slower than 1.25× the plan's limit: ${evidence}`);
+	return evidence;
+}

@@ -1,0 +1,394 @@
+/**
+ * The scenarios run on every n8n version: each uses the real server (REST, public API, CLI,
+ * production webhooks), the sandbox's real callbacks, and returns one line of evidence.
+ */
+import { standardWebhookSignature } from '../../sandbox/signing';
+import {
+	apiRequestsSince,
+	check,
+	checkSucceeded,
+	createActiveWorkflow,
+	describeRequests,
+	errorOf,
+	executionWith,
+	executionsOf,
+	outputOf,
+	postRows,
+	seconds,
+	sleep,
+	type Context,
+} from './context';
+import { httpGetFile, omniVideo, triggerWorkflow, webhookWorkflow } from './workflows';
+
+export interface Scenario {
+	name: string;
+	run(context: Context): Promise<string>;
+}
+
+const FAST = { expectedRenderSeconds: 1 };
+let serial = 0;
+const uniquePath = (name: string) => `e2e-${name}-${Date.now().toString(36)}-${serial++}`;
+
+/** Creates a job straight on the sandbox (as another app on the same account would). */
+async function createJob(context: Context, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<string> {
+	const response = await fetch(`${context.sandbox.url}/api/v1/generate`, {
+		method: 'POST',
+		headers: { authorization: `Bearer ${context.directKey}`, 'content-type': 'application/json', ...headers },
+		body: JSON.stringify({ model: 'omni-video', resolution: '720P', duration: 4, ...body }),
+	});
+	check(response.status === 202, `create: ${response.status}`);
+	return ((await response.json()) as { id: string }).id;
+}
+
+async function jobRecord(context: Context, id: string): Promise<{ status: string; resultUrls?: string[] }> {
+	const response = await fetch(`${context.sandbox.url}/api/v1/jobs/${id}`, { headers: { authorization: `Bearer ${context.directKey}` } });
+	return (await response.json()) as { status: string; resultUrls?: string[] };
+}
+
+async function waitJobDone(context: Context, id: string): Promise<void> {
+	const job = context.sandbox.jobs.all.get(id);
+	check(job, `no job ${id}`);
+	const remaining = context.sandbox.clock.realMs(job.endsAt - context.sandbox.clock.now());
+	if (remaining > 0) await sleep(remaining + 200);
+}
+
+async function cdnBytes(url: string): Promise<Buffer> {
+	return Buffer.from(await (await fetch(url)).arrayBuffer());
+}
+
+/** The real time at which the sandbox's virtual instant `iso` happened (the clock is never moved by hand here). */
+function realTimeOf(context: Context, iso: string): number {
+	return Date.now() - context.sandbox.clock.realMs(context.sandbox.clock.now() - Date.parse(iso));
+}
+
+/** Runs a webhook workflow with `rows` and waits for it to finish; returns the execution and the requests it spent. */
+async function runRows(context: Context, name: string, steps: Parameters<typeof webhookWorkflow>[2], rows: Array<Record<string, unknown>>, timeoutMs = 120_000) {
+	const path = uniquePath(name);
+	const workflowId = await createActiveWorkflow(context, webhookWorkflow(`e2e: ${name}`, path, steps));
+	const from = context.sandbox.journal.length;
+	const started = Date.now();
+	await postRows(context, path, rows);
+	const execution = await executionWith(context, workflowId, ['success', 'error', 'crashed'], timeoutMs);
+	return { execution, workflowId, requests: apiRequestsSince(context.sandbox, from), ms: Date.now() - started, path };
+}
+
+export const SCENARIOS: Scenario[] = [
+	{
+		name: 'text-to-video-poll-download',
+		async run(context) {
+			const { execution, requests, ms } = await runRows(
+				context,
+				'text-to-video',
+				[omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'poll', download: true, options: FAST }, context.credentials.signed)],
+				[{ prompt: 'A paper boat sailing down a rainy street' }],
+			);
+			checkSucceeded(execution, 'Generate Video');
+			const [item] = outputOf(execution, 'Generate Video');
+			check(item.json.status === 'done', `job status ${String(item.json.status)}`);
+			const served = await cdnBytes(String(item.json.videoUrl));
+			const stored = await context.n8n.binary(item.binary!.video);
+			check(stored.equals(served), `binary ${stored.length} bytes differs from the CDN's ${served.length}`);
+			return `job ${String(item.json.jobId)} done, MP4 ${stored.length} bytes identical to the CDN's; ${describeRequests(requests)}; ${seconds(ms)}`;
+		},
+	},
+	{
+		name: 'image-upload-then-image-to-video',
+		async run(context) {
+			const { execution, requests, ms } = await runRows(
+				context,
+				'image-to-video',
+				[
+					httpGetFile('Download Image', context.pngUrl),
+					omniVideo('Upload Image', { resource: 'image', operation: 'upload', binaryPropertyName: 'data' }, context.credentials.signed),
+					omniVideo('Animate Image', { resource: 'video', operation: 'generate', prompt: 'Clouds drift', source: 'imageUrl', imageUrl: '={{ $json.fileUrl }}', resolution: '720P', duration: 4, waitMode: 'poll', options: FAST }, context.credentials.signed),
+				],
+				[{}],
+			);
+			checkSucceeded(execution, 'Upload Image', 'Animate Image');
+			const [uploaded] = outputOf(execution, 'Upload Image');
+			const [video] = outputOf(execution, 'Animate Image');
+			check(video.json.mode === 'image-to-video' && video.json.status === 'done', `animate: ${JSON.stringify(video.json).slice(0, 200)}`);
+			const sent = await cdnBytes(String(uploaded.json.fileUrl));
+			check(sent.equals(context.png), 'the uploaded file differs from the image');
+			return `uploaded ${sent.length} bytes → job ${String(video.json.jobId)} image-to-video done; ${describeRequests(requests)}; ${seconds(ms)}`;
+		},
+	},
+	{
+		name: 'image-from-input-binary',
+		async run(context) {
+			const { execution, requests, ms } = await runRows(
+				context,
+				'binary-image',
+				[
+					httpGetFile('Download Image', context.pngUrl),
+					omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: 'The frame comes alive', source: 'binaryImage', binaryPropertyName: 'data', waitMode: 'dontWait' }, context.credentials.signed),
+				],
+				[{}],
+			);
+			checkSucceeded(execution, 'Generate Video');
+			const [item] = outputOf(execution, 'Generate Video');
+			const imageUrl = String(context.sandbox.jobs.all.get(String(item.json.jobId))?.body.imageUrl);
+			check((await cdnBytes(imageUrl)).equals(context.png), 'the job animates another image');
+			return `job ${String(item.json.jobId)} animates the uploaded input binary; ${describeRequests(requests)}; ${seconds(ms)}`;
+		},
+	},
+	{
+		name: 'job-get-download',
+		async run(context) {
+			const jobId = await createJob(context, { prompt: 'A lighthouse at night' });
+			await waitJobDone(context, jobId);
+			const { execution, requests, ms } = await runRows(
+				context,
+				'job-get',
+				[omniVideo('Get Job', { resource: 'job', operation: 'get', jobId: '={{ $json.jobId }}', download: true, outputBinaryPropertyName: 'video' }, context.credentials.signed)],
+				[{ jobId }],
+			);
+			checkSucceeded(execution, 'Get Job');
+			const [item] = outputOf(execution, 'Get Job');
+			const stored = await context.n8n.binary(item.binary!.video);
+			check(stored.equals(await cdnBytes(String(item.json.videoUrl))), 'downloaded video differs from the CDN');
+			return `job ${jobId}: status ${String(item.json.status)}, MP4 ${stored.length} bytes identical; ${describeRequests(requests)}; ${seconds(ms)}`;
+		},
+	},
+	{
+		name: 'wait-for-callback-one-item',
+		async run(context) {
+			return waitForCallback(context, 'wait-for-callback-one-item', 1, 'signed');
+		},
+	},
+	{
+		name: 'wait-for-callback-many-signed',
+		async run(context) {
+			return waitForCallback(context, 'wait-for-callback-many-signed', 5, 'signed');
+		},
+	},
+	{
+		name: 'wait-for-callback-many-lookup',
+		async run(context) {
+			return waitForCallback(context, 'wait-for-callback-many-lookup', 5, 'lookup');
+		},
+	},
+	{
+		name: 'trigger-once-per-real-callback',
+		async run(context) {
+			const { workflowId, url } = await activeTrigger(context, 'signed');
+			const from = context.sandbox.journal.length;
+			const jobId = await createJob(context, { prompt: 'A kite over the dunes', callbackUrl: url });
+			const execution = await executionWith(context, workflowId, ['success', 'error'], 60_000);
+			await waitDeliveries(context, jobId, 1);
+			await sleep(1500);
+			const executions = await executionsOf(context, workflowId);
+			check(executions.length === 1, `${executions.length} executions for one callback`);
+			const [item] = outputOf(execution, 'Omni Video Trigger');
+			check(item.json.jobId === jobId && item.json.confirmedBy === 'signature', `trigger output ${JSON.stringify(item.json).slice(0, 200)}`);
+			const attempts = context.sandbox.callbackAttempts.filter((attempt) => attempt.jobId === jobId);
+			return `job ${jobId}: 1 execution, confirmed by signature, callback answered ${attempts.map((a) => a.status).join(',')}; ${describeRequests(apiRequestsSince(context.sandbox, from))}`;
+		},
+	},
+	{
+		name: 'trigger-refuses-forged-stale-replayed',
+		async run(context) {
+			const { workflowId, url } = await activeTrigger(context, 'signed');
+			const jobId = await createJob(context, { prompt: 'A train in the snow', callbackUrl: url });
+			await executionWith(context, workflowId, ['success', 'error'], 60_000);
+			await waitDeliveries(context, jobId, 1);
+			const real = context.sandbox.callbackAttempts.find((attempt) => attempt.jobId === jobId)!;
+			const body = JSON.stringify(await jobRecord(context, jobId));
+			// Forged and stale deliveries claim a finished job this trigger has not heard of yet.
+			const otherId = await createJob(context, { prompt: 'A job that never called back' });
+			await waitJobDone(context, otherId);
+			const otherBody = JSON.stringify(await jobRecord(context, otherId));
+			const now = Math.floor(Date.now() / 1000);
+			const send = (id: string, timestamp: number, signature: string, payload: string) =>
+				fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature }, body: payload });
+			const secret = context.sandbox.webhookSecret;
+			const forged = await send('msg_forged', now, standardWebhookSignature('whsec_Zm9yZ2VkLXNlY3JldC1mb3JnZWQtc2VjcmV0', 'msg_forged', now, otherBody), otherBody);
+			const stale = await send('msg_stale', now - 3600, standardWebhookSignature(secret, 'msg_stale', now - 3600, otherBody), otherBody);
+			const replayed = await send(real.webhookId, now, standardWebhookSignature(secret, real.webhookId, now, body), body);
+			const replayedBody = (await replayed.json()) as { started?: boolean };
+			await sleep(1500);
+			const executions = await executionsOf(context, workflowId);
+			check(forged.status === 401, `forged: ${forged.status}`);
+			check(stale.status >= 400 && stale.status < 500, `stale: ${stale.status}`);
+			check(replayed.status === 200 && replayedBody.started === false, `replayed: ${replayed.status} ${JSON.stringify(replayedBody)}`);
+			check(executions.length === 1, `${executions.length} executions (1 expected: the real delivery)`);
+			return `forged ${forged.status}, stale ${stale.status}, replayed ${replayed.status} started:false; 1 execution in all`;
+		},
+	},
+	{
+		name: 'trigger-concurrent-duplicate-starts-once',
+		async run(context) {
+			const { workflowId, url } = await activeTrigger(context, 'signed');
+			const jobId = await createJob(context, { prompt: 'Twice at once [sandbox:callback-duplicate]', callbackUrl: url });
+			await executionWith(context, workflowId, ['success', 'error'], 60_000);
+			await waitDeliveries(context, jobId, 2);
+			await sleep(2000);
+			const executions = await executionsOf(context, workflowId);
+			const statuses = context.sandbox.callbackAttempts.filter((attempt) => attempt.jobId === jobId).map((attempt) => attempt.status);
+			check(executions.length === 1, `one delivery sent twice at once started ${executions.length} executions (answers ${statuses.join(',')})`);
+			return `job ${jobId}: delivered twice at once (answers ${statuses.join(',')}), 1 execution`;
+		},
+	},
+	{
+		name: 'trigger-answers-within-2s-while-key-saturated',
+		async run(context) {
+			const { url } = await activeTrigger(context, 'pro');
+			// Forty lookups of finished jobs by another workflow on the same key, at Pro's pace.
+			const ids: string[] = [];
+			for (let i = 0; i < 4; i++) ids.push(await createJob(context, { prompt: `Batch item ${i}` }));
+			const target = await createJob(context, { prompt: 'The one that calls back' });
+			for (const id of [...ids, target]) await waitJobDone(context, id);
+			const path = uniquePath('saturate');
+			const busyId = await createActiveWorkflow(
+				context,
+				webhookWorkflow('e2e: saturate the key', path, [omniVideo('Get Job', { resource: 'job', operation: 'get', jobId: '={{ $json.jobId }}' }, context.credentials.pro)]),
+			);
+			await postRows(context, path, Array.from({ length: 40 }, (_, i) => ({ jobId: ids[i % ids.length] })));
+			await sleep(3000);
+			const body = JSON.stringify(await jobRecord(context, target));
+			const started = Date.now();
+			const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': `msg_${target}`, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) }, body, signal: AbortSignal.timeout(150_000) });
+			const answeredMs = Date.now() - started;
+			await executionWith(context, busyId, ['success', 'error'], 300_000);
+			check(response.status === 200, `callback answered ${response.status}`);
+			check(answeredMs <= 2000, `callback answered after ${seconds(answeredMs)} (2 s at most) while 40 lookups ran on the key`);
+			return `callback answered in ${seconds(answeredMs)} while 40 lookups ran on the same key`;
+		},
+	},
+	{
+		name: 'failed-job',
+		async run(context) {
+			const { execution, requests } = await runRows(
+				context,
+				'failed-job',
+				[omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: 'forbidden [sandbox:job-fails-content-policy]', waitMode: 'poll', options: FAST }, context.credentials.signed)],
+				[{}],
+			);
+			const error = errorOf(execution, 'Generate Video');
+			check(execution.status === 'error' && error, `execution ${execution.status}`);
+			check(/job_\w+/.test(error.message) && /content policy/i.test(error.message), `message: ${error.message}`);
+			const hint = 'Change the prompt or the source image';
+			check(!(error.description ?? '').includes(hint), `the description repeats the hint: ${error.description}`);
+			return `"${error.message}" / "${error.description ?? ''}"; ${describeRequests(requests)}`;
+		},
+	},
+	{
+		name: 'revoked-key',
+		async run(context) {
+			const { execution, requests } = await runRows(
+				context,
+				'revoked',
+				[omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: 'A calm sea', waitMode: 'dontWait' }, context.credentials.revoked)],
+				[{}],
+			);
+			const error = errorOf(execution, 'Generate Video');
+			check(execution.status === 'error' && error && /API key|credential/i.test(`${error.message} ${error.description ?? ''}`), `revoked: ${execution.status} ${error?.message}`);
+			check(!JSON.stringify(execution).includes(context.sandbox.keys.revoked), 'the key appears in the execution');
+			return `"${error.message}"; key absent from the execution; ${describeRequests(requests)}`;
+		},
+	},
+	{
+		name: 'bad-input-sends-nothing',
+		async run(context) {
+			const { execution, requests } = await runRows(
+				context,
+				'bad-input',
+				[omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: 'x', duration: 42, waitMode: 'dontWait' }, context.credentials.signed)],
+				[{}],
+			);
+			const error = errorOf(execution, 'Generate Video');
+			check(execution.status === 'error' && error && /duration/i.test(error.message), `bad input: ${execution.status} ${error?.message}`);
+			check(requests.length === 0, `${requests.length} requests sent for bad input`);
+			return `"${error.message}"; 0 API requests`;
+		},
+	},
+	{
+		name: 'credential-test',
+		async run(context) {
+			const test = async (data: Record<string, unknown>) =>
+				context.n8n.rest<{ status: string; message: string }>('POST', '/credentials/test', {
+					credentials: { id: context.credentials.signed.id, name: 'e2e test', type: 'omniVideoApi', data },
+				});
+			const good = await test({ apiKey: context.sandbox.keys.pro, baseUrl: context.sandbox.url, plan: 'pro' });
+			const revoked = await test({ apiKey: context.sandbox.keys.revoked, baseUrl: context.sandbox.url, plan: 'pro' });
+			const unreachable = await test({ apiKey: context.sandbox.keys.pro, baseUrl: 'http://127.0.0.1:9', plan: 'pro' });
+			check(good.status === 'OK', `good key: ${JSON.stringify(good)}`);
+			check(revoked.status === 'Error', `revoked key: ${JSON.stringify(revoked)}`);
+			check(unreachable.status === 'Error', `unreachable: ${JSON.stringify(unreachable)}`);
+			return `good: OK; revoked: "${revoked.message}"; unreachable: "${unreachable.message}"`;
+		},
+	},
+	{
+		name: 'batch-20-rows-no-429',
+		async run(context) {
+			const rows = Array.from({ length: 20 }, (_, i) => ({ prompt: `Product shot ${i + 1}` }));
+			const { execution, requests, ms } = await runRows(
+				context,
+				'batch-20',
+				[omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '1080P', duration: 8, waitMode: 'dontWait', options: { expectedRenderSeconds: 6 } }, context.credentials.signed)],
+				rows,
+			);
+			checkSucceeded(execution, 'Generate Video');
+			const items = outputOf(execution, 'Generate Video');
+			check(items.length === 20 && items.every((item) => typeof item.json.jobId === 'string' && item.json.error === undefined), `${items.length} items, some failed`);
+			return `20 jobs created, none surfaced a 429; ${describeRequests(requests)}; ${seconds(ms)}`;
+		},
+	},
+];
+
+/** An active workflow with the Omni Video Trigger; its production URL. */
+export async function activeTrigger(context: Context, credential: keyof Context['credentials']) {
+	const { workflow, webhookId } = triggerWorkflow(`e2e: trigger ${serial++}`, context.credentials[credential]);
+	const workflowId = await createActiveWorkflow(context, workflow);
+	return { workflowId, url: `${context.webhookUrl}/webhook/${webhookId}/omni-video` };
+}
+
+/** Waits until the sandbox has made `count` delivery attempts for the job and they have been answered. */
+async function waitDeliveries(context: Context, jobId: string, count: number): Promise<void> {
+	for (let i = 0; i < 200; i++) {
+		const attempts = context.sandbox.callbackAttempts.filter((attempt) => attempt.jobId === jobId);
+		if (attempts.length >= count && attempts.every((attempt) => attempt.outcome !== 'retrying' || attempt.status !== undefined || attempt.error)) return;
+		await sleep(250);
+	}
+}
+
+/**
+ * Generate with Wait for Callback on `rows` items: the execution parks (status waiting, no
+ * requests while it waits), the sandbox's real callbacks resume it once every job has ended, each
+ * callback is answered at its first delivery, the resume follows the last job's end within 10 s,
+ * and each job costs at most its create (signed) or its create and one lookup (no secret).
+ */
+export async function waitForCallback(context: Context, name: string, rows: number, credential: 'signed' | 'lookup', onParked?: (executionId: string) => Promise<void>): Promise<string> {
+	const path = uniquePath(name);
+	const workflowId = await createActiveWorkflow(
+		context,
+		webhookWorkflow(`e2e: ${name}`, path, [
+			omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'callback', options: {} }, context.credentials[credential]),
+		]),
+	);
+	const from = context.sandbox.journal.length;
+	const started = Date.now();
+	await postRows(context, path, Array.from({ length: rows }, (_, i) => ({ prompt: `Waiting item ${i + 1}` })));
+	// Parking waits for every create: with jobs of earlier checks still holding the plan's slots, that takes minutes.
+	const parked = await executionWith(context, workflowId, ['waiting', 'success', 'error'], 300_000);
+	const wasParked = parked.status === 'waiting';
+	if (wasParked && onParked) await onParked(parked.id);
+	const finished = await executionWith(context, workflowId, ['success', 'error', 'crashed'], 300_000);
+	const items = outputOf(finished, 'Generate Video');
+	const requests = apiRequestsSince(context.sandbox, from);
+	const jobIds = items.map((item) => String(item.json.jobId));
+	const attempts = context.sandbox.callbackAttempts.filter((attempt) => jobIds.includes(attempt.jobId));
+	const lastEnd = Math.max(...jobIds.map((id) => realTimeOf(context, new Date(context.sandbox.jobs.all.get(id)?.endsAt ?? 0).toISOString())));
+	const resumeDelay = Date.parse(finished.stoppedAt ?? '') - lastEnd;
+	const retried = attempts.filter((attempt) => attempt.attempt > 1).length;
+	const answers = attempts.map((attempt) => attempt.status ?? attempt.error ?? '?').join(',');
+	const perJob = requests.length / rows;
+	const evidence = `${rows} item(s), ${credential}: parked=${wasParked}, ${describeRequests(requests)} = ${perJob.toFixed(1)} per job, ${attempts.length} deliveries (${retried} retries; answers ${answers}), resumed ${seconds(resumeDelay)} after the last job ended; ${seconds(Date.now() - started)} in all`;
+	check(wasParked, `the execution was not parked (status ${parked.status}): ${evidence}`);
+	check(finished.status === 'success', `execution ${finished.status}: ${errorOf(finished, 'Generate Video')?.message}; ${evidence}`);
+	check(items.length === rows && items.every((item) => item.json.status === 'done'), `items: ${items.map((item) => String(item.json.status)).join(',')}; ${evidence}`);
+	check(perJob <= (credential === 'signed' ? 1 : 2), `too many requests per job: ${evidence}`);
+	check(retried === 0, `callbacks were not answered at the first delivery: ${evidence}`);
+	check(resumeDelay <= 10_000, `resumed too late: ${evidence}`);
+	return evidence;
+}

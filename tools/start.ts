@@ -1,0 +1,60 @@
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a command-line tool for people; never shipped */
+/**
+ * `npm start`: a working n8n with Omni Video in it, for a first look. Builds the package, starts the
+ * sandbox (a local Omni Video API) and n8n 2.8.4 (installed into ~/.cache/omni-video-e2e on the
+ * first run), installs the package as n8n's community-package installer does, imports the
+ * credential and the example workflows, creates the owner account, and prints where to log in.
+ * Ctrl-C stops everything it started. Each start is a fresh n8n: export what you want to keep.
+ */
+import net from 'node:net';
+import { join } from 'node:path';
+import { cacheDir } from '../test/e2e/cache';
+import { packPackage, startEnvironment } from '../test/e2e/environment';
+import { OWNER } from '../test/e2e/n8nServer';
+import { freePort, shutdown, stopAllOnExit, onShutdown } from '../test/e2e/processes';
+
+const VERSION = '2.8.4';
+
+/** The port people expect when it is free, else any free one. */
+async function preferred(port: number): Promise<number> {
+	const free = await new Promise<boolean>((resolve) => {
+		const server = net.createServer();
+		server.once('error', () => resolve(false));
+		server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+	});
+	return free ? port : freePort();
+}
+
+async function main(): Promise<void> {
+	stopAllOnExit();
+	console.log(`Starting Omni Video in n8n ${VERSION} (cache: ${cacheDir()})`);
+	const tarball = await packPackage();
+	const environment = await startEnvironment({
+		version: VERSION,
+		tarball,
+		userFolder: join(cacheDir(), 'start', `n8n-${VERSION}`),
+		sandboxPort: await preferred(4010),
+		n8nPort: await preferred(5678),
+		onlyExampleCredential: true,
+	});
+	onShutdown(() => environment.stop());
+	const { n8n, sandbox, examples } = environment;
+	const textToVideo = examples.find((example) => example.file === 'text-to-video-with-download.json');
+	console.log(`
+Omni Video is ready in n8n ${VERSION}.
+
+  Editor:    ${n8n.url}
+  Login:     ${OWNER.email} / ${OWNER.password}
+  Try:       ${n8n.url}/workflow/${textToVideo?.id ?? ''}  → Execute workflow (the video arrives in about a minute)
+  Sandbox:   ${sandbox.url} (a local Omni Video API, 10× faster than the real one; key ${sandbox.keys.pro})
+
+The credential "Omni Video account" and the ${examples.length} example workflows are installed; the
+"job completed" trigger workflow is active. Press Ctrl-C to stop n8n and the sandbox.`);
+	await new Promise<never>(() => undefined);
+}
+
+main().catch(async (error: unknown) => {
+	console.error(error instanceof Error ? error.message : error);
+	await shutdown();
+	process.exit(1);
+});
