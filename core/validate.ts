@@ -230,7 +230,7 @@ function requireObject<T>(input: T, what: string, example: string): void {
 	]);
 }
 
-/** Checks a Generate Video input against the spec and returns the request body to send. */
+/** Checks a Generate Video input against the API's rules (docs/api.md#validation) and returns the request body to send. */
 export function validateGenerateInput(
 	input: GenerateVideoInput,
 	options: { allowInsecureLoopbackCallback?: boolean } = {},
