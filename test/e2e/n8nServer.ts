@@ -133,7 +133,13 @@ export class N8nServer {
 			async () => {
 				if (service.child.exitCode !== null) throw new Error(`n8n exited:\n${service.tail()}`);
 				const response = await fetch(`${this.url}/rest/settings`);
-				return response.ok;
+				if (!response.ok) return false;
+				// Only n8n's own answer counts (another server on a reused port answered once).
+				try {
+					return typeof ((await response.json()) as { data?: unknown }).data === 'object';
+				} catch {
+					return false;
+				}
 			},
 			timeoutMs,
 			500,

@@ -144,9 +144,15 @@ export async function freePort(): Promise<number> {
 				server.close(() => resolve(address.port));
 			});
 		});
-		if (port !== 5678 && port !== 5679) return port;
+		// The system may hand a closed port out again: never give one to two of our servers.
+		if (port !== 5678 && port !== 5679 && !givenPorts.has(port)) {
+			givenPorts.add(port);
+			return port;
+		}
 	}
 }
+
+const givenPorts = new Set<number>();
 
 /** Waits until `check` resolves true, or throws after `timeoutMs` with `what` in the message. */
 export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 250): Promise<void> {
