@@ -52,11 +52,6 @@ export class RateLimiter {
 		return this.slots.acquire(options);
 	}
 
-	/** How long a new request of this priority would wait now (0 when it could go at once). */
-	delayForNewRequest(priority: RequestPriority = 'bulk'): number {
-		return this.windows.delayForNewRequest(priority);
-	}
-
 	/** A job was seen finished (lookup or confirmed callback): its place is free again. */
 	jobEnded(jobId: string): void {
 		this.slots.jobEnded(jobId);

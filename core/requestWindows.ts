@@ -113,13 +113,6 @@ export class RequestWindows {
 		return { lastMinute: this.minuteLog.length, lastHour: this.hourLog.length };
 	}
 
-	/** How long until a request of this priority, queued behind everyone now waiting, could start. */
-	delayForNewRequest(priority: RequestPriority): number {
-		const now = this.clock.now();
-		const ahead = this.waiters.filter((w) => rank(w.priority) <= rank(priority)).length;
-		return Math.max(0, this.startTimeOf(ahead, priority, now) - now);
-	}
-
 	private enqueue(waiter: Waiter): void {
 		let at = this.waiters.length;
 		while (at > 0 && rank(this.waiters[at - 1].priority) > rank(waiter.priority)) at--;
