@@ -5,7 +5,7 @@ import { sleepUnlessCancelled, throwIfAborted } from './cancellation';
 import { TransportFailure } from './errors';
 import { settle } from './settle';
 import { errorFromResponse, errorFromTransportFailure, parseRetryAfter, type Operation } from './httpErrors';
-import { parseErrorBody } from './parse';
+import { parseErrorBody } from './parseErrorBody';
 
 /** How long, in total, one call keeps retrying what is safe to retry before giving up. */
 export const DEFAULT_RETRY_BUDGET_MS = 10 * 60_000;

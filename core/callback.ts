@@ -1,6 +1,6 @@
 import type { ApiRuntime } from './apiRequest';
 import type { JobRecord } from './types';
-import { parseJob } from './parse';
+import { parseJob } from './parseJob';
 import { verifyWebhookSignature } from './signature';
 import { getJob } from './getJob';
 import { isTerminal } from './jobOutcome';

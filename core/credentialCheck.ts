@@ -3,7 +3,8 @@ import { callApi } from './apiRequest';
 import type { HttpResponse, SendRequest } from './transport';
 import { PLANS, type PlanName } from './types';
 import { AuthError, OmniVideoError, RateLimitError, TransportError } from './errors';
-import { isJobBody, parseErrorBody } from './parse';
+import { isJobBody } from './parseJob';
+import { parseErrorBody } from './parseErrorBody';
 import { jobPath } from './getJob';
 import { settle } from './settle';
 

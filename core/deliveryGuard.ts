@@ -1,4 +1,4 @@
-import { parseJob } from './parse';
+import { parseJob } from './parseJob';
 
 /** Deliveries are retried for about a day; remembering them a bit longer covers every retry. */
 const KEEP_MS = 26 * 60 * 60 * 1000;

@@ -3,8 +3,8 @@ import { callApi } from './apiRequest';
 import type { AbortSignalLike } from './transport';
 import type { JobRecord } from './types';
 import type { RequestPriority } from './limiter';
-import { parseJob } from './parse';
-import { validateJobId } from './validate';
+import { parseJob } from './parseJob';
+import { validateJobId } from './validateJobId';
 
 /** The job path for an opaque id (ids are never parsed, only encoded). */
 export function jobPath(jobId: string): string {

@@ -11,7 +11,7 @@ import {
 	type OmniVideoError,
 	type TransportFailure,
 } from './errors';
-import { parseErrorBody } from './parse';
+import { parseErrorBody } from './parseErrorBody';
 import { MAX_PLAIN_REDIRECTS } from './plainRequest';
 import { refusedInput } from './inputRefusal';
 import {

@@ -2,15 +2,15 @@ export * from './types';
 export * from './transport';
 export * from './errors';
 export { expectedRenderSeconds } from './estimate';
-export {
-	validateGenerateInput,
-	validateJobId,
-	validateUploadInput,
-	validateStreamedUpload,
-	generationMode,
-	detectContentType,
-} from './validate';
-export { parseJob, parseUploadTicket, parseErrorBody, normaliseStatus, parseTimestamp } from './parse';
+export { validateGenerateInput, generationMode } from './validateGenerate';
+export { validateJobId } from './validateJobId';
+export { validateUploadInput, validateStreamedUpload } from './validateUpload';
+export { detectContentType } from './contentType';
+export { parseJob } from './parseJob';
+export { parseUploadTicket } from './parseUploadTicket';
+export { parseErrorBody } from './parseErrorBody';
+export { normaliseStatus } from './jobStatus';
+export { parseTimestamp } from './timestamp';
 export { errorFromResponse, errorFromTransportFailure, parseRetryAfter } from './httpErrors';
 export type { Operation } from './httpErrors';
 export { signWebhook, verifyWebhookSignature } from './signature';

@@ -1,5 +1,9 @@
 import { TransportError } from '../../core/errors';
-import { normaliseStatus, parseErrorBody, parseJob, parseTimestamp, parseUploadTicket } from '../../core/parse';
+import { normaliseStatus } from '../../core/jobStatus';
+import { parseErrorBody } from '../../core/parseErrorBody';
+import { parseJob } from '../../core/parseJob';
+import { parseUploadTicket } from '../../core/parseUploadTicket';
+import { parseTimestamp } from '../../core/timestamp';
 
 describe('tolerant parsing', () => {
 	it.each([

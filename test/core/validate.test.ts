@@ -1,6 +1,8 @@
 import { fakeClient } from '../support/coreHarness';
 import { ValidationError } from '../../core/errors';
-import { generationMode, validateGenerateInput, validateJobId, validateUploadInput } from '../../core/validate';
+import { generationMode, validateGenerateInput } from '../../core/validateGenerate';
+import { validateJobId } from '../../core/validateJobId';
+import { validateUploadInput } from '../../core/validateUpload';
 import type { GenerateVideoInput } from '../../core/types';
 
 const good: GenerateVideoInput = { prompt: 'A red fox running through snow' };
