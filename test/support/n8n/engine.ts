@@ -4,21 +4,15 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { BinaryDataService, ExecutionLifecycleHooks, PackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
 import {
-	ICredentialsHelper,
 	NodeHelpers,
 	Workflow,
 	createRunExecutionData,
-	isExpression,
 	type IBinaryData,
-	type ICredentialDataDecryptedObject,
 	type ICredentialType,
-	type ICredentials,
 	type ICredentialTypes,
 	type IDataObject,
-	type IHttpRequestOptions,
 	type INode,
 	type INodeExecutionData,
-	type INodeProperties,
 	type INodeType,
 	type INodeTypes,
 	type IRun,
@@ -28,10 +22,13 @@ import {
 	type IWorkflowExecuteAdditionalData,
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
+import type { TestCredentialsHelper } from './credentialsHelper';
 
 /**
- * n8n-core's services live in its own copy of @n8n/di (the root one belongs to the build tools):
- * a service is only found through the container it was registered with.
+ * n8n-core's services (binary data, the SSH tunnel manager) are singletons in the container of the
+ * @n8n/di that n8n-core itself resolves: a copy of its own, older than the root one the build tools
+ * use, and a service is only found through the container it was registered with. n8n-core's index
+ * exports no container, so @n8n/di is loaded from n8n-core's folder.
  */
 const { Container } = createRequire(require.resolve('n8n-core'))('@n8n/di') as typeof import('@n8n/di');
 
@@ -80,71 +77,6 @@ export async function loadPackage(): Promise<LoadedPackage> {
 	return { nodeTypes, credentialTypes };
 }
 
-/**
- * Holds decrypted credentials in memory and authenticates requests with the credential type's
- * own `authenticate` block, resolving its expressions the way n8n's CredentialsHelper does.
- */
-export class TestCredentialsHelper extends ICredentialsHelper {
-	constructor(
-		private readonly credentialTypes: ICredentialTypes,
-		public readonly byType: Record<string, ICredentialDataDecryptedObject>,
-	) {
-		super();
-	}
-
-	getParentTypes(name: string): string[] {
-		return this.credentialTypes.getParentTypes(name);
-	}
-
-	getCredentialsProperties(type: string): INodeProperties[] {
-		return this.credentialTypes.getByName(type).properties;
-	}
-
-	async getDecrypted(_data: IWorkflowExecuteAdditionalData, _node: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
-		const data = this.byType[type];
-		if (!data) throw new Error(`No test credentials for type "${type}"`);
-		return { ...data };
-	}
-
-	async getCredentials(): Promise<ICredentials> {
-		throw new Error('Raw credentials are not available in tests');
-	}
-
-	async updateCredentials(): Promise<void> {}
-
-	async updateCredentialsOauthTokenData(): Promise<void> {}
-
-	async preAuthentication(): Promise<undefined> {
-		return undefined;
-	}
-
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		typeName: string,
-		requestOptions: IHttpRequestOptions,
-		workflow: Workflow,
-		node: INode,
-	): Promise<IHttpRequestOptions> {
-		const { authenticate } = this.credentialTypes.getByName(typeName);
-		if (!authenticate) return requestOptions;
-		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
-		const resolveValue = (value: string): string =>
-			isExpression(value)
-				? String(
-						workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '') ?? '',
-					)
-				: value;
-		const target = requestOptions as unknown as Record<string, Record<string, string>>;
-		for (const [part, values] of Object.entries(authenticate.properties)) {
-			target[part] ??= {};
-			for (const [key, value] of Object.entries(values as Record<string, string>)) {
-				target[part][resolveValue(key)] = resolveValue(value);
-			}
-		}
-		return requestOptions;
-	}
-}
-
 /** The instance URLs n8n hands to nodes ($execution.resumeUrl, webhook URLs). */
 export interface InstanceUrls {
 	baseUrl: string;
@@ -170,7 +102,9 @@ export function initBinaryData(): Promise<void> {
  * every minute on a timer that would otherwise keep the test process alive for good.
  */
 export function shutdownEngine(): void {
-	// Not exported from n8n-core's index; the class is the DI token of the singleton.
+	// A deep import, as no published one exists: n8n-core's index (1.122) does not export the class,
+	// and the class is the only key to the singleton. n8n's own node test harness stops it the
+	// same way, `Container.get(SSHClientsManager).onShutdown()`, importing from n8n-core's source.
 	const { SSHClientsManager } = createRequire(require.resolve('n8n-core'))(
 		'./execution-engine/ssh-clients-manager',
 	) as typeof import('n8n-core/dist/execution-engine/ssh-clients-manager');

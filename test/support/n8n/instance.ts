@@ -1,26 +1,22 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test harness, never shipped */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ExecutionLifecycleHooks, WebhookContext } from 'n8n-core';
+import { ExecutionLifecycleHooks } from 'n8n-core';
 import {
-	NodeHelpers,
 	createRunExecutionData,
 	type ICredentialDataDecryptedObject,
-	type IDataObject,
-	type INode,
 	type INodeExecutionData,
 	type IRun,
 	type IRunExecutionData,
-	type IWebhookData,
 	type IWebhookDescription,
 	type IWebhookResponseData,
 	type IWorkflowBase,
 	type IWorkflowExecuteAdditionalData,
+	type Workflow,
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 import {
 	PACKAGE_NAME,
-	TestCredentialsHelper,
 	loadPackage,
 	makeAdditionalData,
 	makeWorkflow,
@@ -29,6 +25,20 @@ import {
 	startAt,
 	type EngineContext,
 } from './engine';
+import { TestCredentialsHelper } from './credentialsHelper';
+import { continueWith, resumeDataOf, storedAsN8nDoes } from './parking';
+import { saveStaticData, withStoredStaticData } from './staticData';
+import {
+	answerIfSilent,
+	expressLike,
+	recordCall,
+	type WebhookCall,
+	type WebhookRequest,
+	type WebhookResponse,
+} from './webhookHttp';
+import { runWebhook, webhookOf, webhookPath } from './webhooks';
+
+export type { WebhookCall } from './webhookHttp';
 
 export const OMNI_VIDEO = `${PACKAGE_NAME}.omniVideo`;
 export const OMNI_VIDEO_TRIGGER = `${PACKAGE_NAME}.omniVideoTrigger`;
@@ -48,31 +58,6 @@ export interface Execution {
 
 interface ExecutionRecord extends Execution {
 	resolveFinished: (run: IRun) => void;
-}
-
-/** An express-like request/response: what WebhookContext and the nodes read and write. */
-interface WebhookRequest extends http.IncomingMessage {
-	rawBody: Buffer;
-	body: unknown;
-	query: Record<string, string>;
-	params: Record<string, string>;
-}
-
-interface WebhookResponse extends http.ServerResponse {
-	status(code: number): WebhookResponse;
-	json(body: unknown): WebhookResponse;
-}
-
-/** One answer n8n gave to a webhook call, for assertions. */
-export interface WebhookCall {
-	path: string;
-	/** The request as received, to replay it. */
-	requestHeaders: Record<string, string>;
-	requestBody: string;
-	status: number;
-	body: string;
-	/** The execution the call started or resumed, if any. */
-	executionId?: string;
 }
 
 /**
@@ -147,8 +132,8 @@ export class N8nTestInstance {
 
 	/** The production URL of a trigger node's webhook, as the editor shows it. */
 	productionUrl(workflow: IWorkflowBase, nodeName: string): string {
-		const { node, description } = this.webhookOf(workflow, nodeName, false);
-		return `${this.baseUrl}/webhook/${this.webhookPath(workflow, node, description)}`;
+		const { node, description } = webhookOf(this.engine.pkg.nodeTypes, workflow, nodeName, false);
+		return `${this.baseUrl}/webhook/${webhookPath(workflow, node, description)}`;
 	}
 
 	private newExecution(workflow: IWorkflowBase, mode: WorkflowExecuteMode): ExecutionRecord {
@@ -188,16 +173,8 @@ export class N8nTestInstance {
 	private async route(rawReq: http.IncomingMessage, rawRes: http.ServerResponse): Promise<void> {
 		const { req, res } = await expressLike(rawReq, rawRes);
 		const path = new URL(req.url ?? '/', this.baseUrl).pathname;
-		const requestHeaders: Record<string, string> = {};
-		for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) requestHeaders[name] = String(value);
-		const call: WebhookCall = { path, requestHeaders, requestBody: req.rawBody.toString('utf8'), status: 0, body: '' };
+		const call = recordCall(path, req, res);
 		this.webhookCalls.push(call);
-		const originalEnd = res.end.bind(res);
-		res.end = ((chunk?: unknown) => {
-			call.status = res.statusCode;
-			call.body = chunk === undefined ? '' : String(chunk);
-			return originalEnd(chunk as string);
-		}) as typeof res.end;
 		try {
 			const waiting = /^\/webhook-waiting\/([^/]+)\/?(.*)$/.exec(path);
 			const live = /^\/webhook\/(.+)$/.exec(path);
@@ -216,26 +193,33 @@ export class N8nTestInstance {
 		if (execution.status === 'running') return void res.status(409).json({ message: `The execution "${executionId}" is running already.` });
 		if (execution.status !== 'waiting') return void res.status(409).json({ message: `The execution "${executionId}" has finished already.` });
 
-		// What n8n reads back from its database, then prepares for the resume.
-		const data = structuredClone(execution.run!.data);
-		const lastNode = data.resultData.lastNodeExecuted!;
-		data.executionData!.nodeExecutionStack[0].node.disabled = true;
-		data.waitTill = undefined;
-		data.resultData.runData[lastNode].pop();
-
+		const { data, lastNode } = resumeDataOf(execution.run!);
 		const workflow = makeWorkflow(this.engine.pkg, execution.workflow);
-		const node = workflow.getNode(lastNode)!;
-		const { description } = this.webhookOf(execution.workflow, lastNode, true, req.method ?? 'POST', suffix);
-		const hooks = new ExecutionLifecycleHooks(execution.mode, execution.id, execution.workflow);
-		const extra = { httpRequest: req, httpResponse: res } as unknown as Partial<IWorkflowExecuteAdditionalData>;
-		const additionalData = makeAdditionalData(this.engine, execution.id, hooks, extra);
-		const result = await runWebhook(workflow, node, description, additionalData, execution.mode, data);
+		const { description } = webhookOf(this.engine.pkg.nodeTypes, execution.workflow, lastNode, true, req.method ?? 'POST', suffix);
+		const { result, extra } = await this.callWebhook(execution, workflow, lastNode, description, req, res, data);
 		answerIfSilent(res, result);
 		if (result.workflowData === undefined) return;
 		call.executionId = execution.id;
-		// WebhookHelpers.prepareExecutionData: the webhook's items replace the waiting node's input.
-		data.executionData!.nodeExecutionStack[0].data.main = result.workflowData;
+		continueWith(data, result.workflowData);
 		await this.run(execution, data, extra);
+	}
+
+	/** The node's webhook() for this call, with the request and response n8n hands on to the run. */
+	private async callWebhook(
+		execution: ExecutionRecord,
+		workflow: Workflow,
+		nodeName: string,
+		description: IWebhookDescription,
+		req: WebhookRequest,
+		res: WebhookResponse,
+		data: IRunExecutionData | null,
+	): Promise<{ result: IWebhookResponseData; extra: Partial<IWorkflowExecuteAdditionalData> }> {
+		const hooks = new ExecutionLifecycleHooks(execution.mode, execution.id, execution.workflow);
+		const extra = { httpRequest: req, httpResponse: res } as unknown as Partial<IWorkflowExecuteAdditionalData>;
+		const additionalData = makeAdditionalData(this.engine, execution.id, hooks, extra);
+		const node = workflow.getNode(nodeName)!;
+		const result = await runWebhook(workflow, node, description, additionalData, execution.mode, data);
+		return { result, extra };
 	}
 
 	/** LiveWebhooks: the active workflow whose trigger owns the path starts a new execution. */
@@ -244,22 +228,11 @@ export class N8nTestInstance {
 			for (const node of workflowData.nodes) {
 				const type = this.engine.pkg.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 				for (const description of type.description.webhooks ?? []) {
-					if (description.restartWebhook || this.webhookPath(workflowData, node, description) !== path) continue;
+					if (description.restartWebhook || webhookPath(workflowData, node, description) !== path) continue;
 					const execution = this.newExecution(workflowData, 'webhook');
-					// Like LiveWebhooks: each call builds the workflow from the stored row (its own copy of
-					// the static data) and saves the static data back once webhook() has run, so two
-					// calls at once each read what was stored before either of them.
-					const stored = JSON.parse(JSON.stringify(workflowData.staticData ?? {})) as IDataObject;
-					const workflow = makeWorkflow(this.engine.pkg, { ...workflowData, staticData: stored });
-					const hooks = new ExecutionLifecycleHooks('webhook', execution.id, workflowData);
-					const extra = { httpRequest: req, httpResponse: res } as unknown as Partial<IWorkflowExecuteAdditionalData>;
-					const additionalData = makeAdditionalData(this.engine, execution.id, hooks, extra);
-					const result = await runWebhook(workflow, workflow.getNode(node.name)!, description, additionalData, 'webhook', null);
-					if (workflow.staticData.__dataChanged === true) {
-						const saved = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
-						delete saved.__dataChanged;
-						workflowData.staticData = saved;
-					}
+					const workflow = makeWorkflow(this.engine.pkg, withStoredStaticData(workflowData));
+					const { result, extra } = await this.callWebhook(execution, workflow, node.name, description, req, res, null);
+					saveStaticData(workflowData, workflow);
 					answerIfSilent(res, result);
 					if (result.workflowData === undefined) {
 						this.executions.delete(execution.id);
@@ -276,98 +249,4 @@ export class N8nTestInstance {
 		}
 		res.status(404).json({ message: 'The requested webhook is not registered.' });
 	}
-
-	private webhookOf(
-		workflowData: IWorkflowBase,
-		nodeName: string,
-		restart: boolean,
-		method = 'POST',
-		suffix = '',
-	): { node: INode; description: IWebhookDescription } {
-		const node = workflowData.nodes.find((candidate) => candidate.name === nodeName);
-		if (!node) throw new Error(`No node ${nodeName}`);
-		const type = this.engine.pkg.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
-		const description = (type.description.webhooks ?? []).find(
-			(candidate) =>
-				Boolean(candidate.restartWebhook) === restart &&
-				String(candidate.httpMethod) === method &&
-				(!restart || String(candidate.path) === suffix),
-		);
-		if (!description) throw new Error(`Node ${nodeName} has no matching ${restart ? 'restart ' : ''}webhook`);
-		return { node, description };
-	}
-
-	private webhookPath(workflowData: IWorkflowBase, node: INode, description: IWebhookDescription): string {
-		return NodeHelpers.getNodeWebhookPath(workflowData.id, node, String(description.path).replace(/^\/+|\/+$/g, ''), false, false);
-	}
-}
-
-/** ExecutionMetadataService: at most 10 custom data keys, each value cut at 512 characters. */
-function storedAsN8nDoes(resultData: IRunExecutionData['resultData']): void {
-	if (!resultData.metadata) return;
-	const kept = Object.entries(resultData.metadata).slice(0, 10);
-	resultData.metadata = Object.fromEntries(kept.map(([key, value]) => [key, String(value).slice(0, 512)]));
-}
-
-/** WebhookService.runWebhook: the node's webhook() with a WebhookContext, as n8n calls it. */
-async function runWebhook(
-	workflow: ReturnType<typeof makeWorkflow>,
-	node: INode,
-	description: IWebhookDescription,
-	additionalData: IWorkflowExecuteAdditionalData,
-	mode: WorkflowExecuteMode,
-	runExecutionData: IRunExecutionData | null,
-): Promise<IWebhookResponseData> {
-	const type = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
-	const webhookData = {
-		httpMethod: description.httpMethod,
-		node: node.name,
-		path: String(description.path),
-		webhookDescription: description,
-		workflowId: workflow.id,
-		workflowExecuteAdditionalData: additionalData,
-	} as IWebhookData;
-	const closeFunctions: Array<() => Promise<void>> = [];
-	const context = new WebhookContext(workflow, node, additionalData, mode, webhookData, closeFunctions, runExecutionData);
-	try {
-		return await type.webhook!.call(context);
-	} finally {
-		await Promise.allSettled(closeFunctions.map(async (close) => await close()));
-	}
-}
-
-/** WebhookHelpers for responseMode "onReceived": answer unless the node already did. */
-function answerIfSilent(res: WebhookResponse, result: IWebhookResponseData): void {
-	if (result.noWebhookResponse || res.headersSent) return;
-	res.status(200).json(result.webhookResponse ?? { message: 'Workflow was started' });
-}
-
-async function expressLike(
-	rawReq: http.IncomingMessage,
-	rawRes: http.ServerResponse,
-): Promise<{ req: WebhookRequest; res: WebhookResponse }> {
-	const chunks: Buffer[] = [];
-	for await (const chunk of rawReq) chunks.push(chunk as Buffer);
-	const req = rawReq as WebhookRequest;
-	req.rawBody = Buffer.concat(chunks);
-	const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-	req.query = Object.fromEntries(url.searchParams);
-	req.params = {};
-	const isJson = (req.headers['content-type'] ?? '').includes('json');
-	try {
-		req.body = isJson && req.rawBody.length > 0 ? JSON.parse(req.rawBody.toString('utf8')) : {};
-	} catch {
-		req.body = {};
-	}
-	const res = rawRes as WebhookResponse;
-	res.status = (code) => {
-		res.statusCode = code;
-		return res;
-	};
-	res.json = (body) => {
-		if (!res.headersSent) res.setHeader('content-type', 'application/json');
-		res.end(JSON.stringify(body));
-		return res;
-	};
-	return { req, res };
 }
