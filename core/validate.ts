@@ -16,7 +16,7 @@ import {
 import { ValidationError, type FieldProblem } from './errors';
 
 /** The only hosts an insecure (http://) callback may name, and only when the caller allows it. */
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 export const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
 export const VIDEO_TYPES = ['video/mp4', 'video/quicktime'] as const;
