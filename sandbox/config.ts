@@ -94,30 +94,30 @@ const KEY_ROLES: Record<keyof SandboxKeys, (key: KeyConfig, plans: AccountPlans)
 	noApiAccess: (key, plans) => key.revoked !== true && plans.get(key.account) === 'none',
 };
 
-/** The config's first key for each role; a role no key fills is absent. */
+const ROLES = Object.keys(KEY_ROLES) as Array<keyof SandboxKeys>;
+
+/** The config's first key for each role; a role no key fits is absent. */
 export function keysByRole(config: SandboxConfig): Partial<SandboxKeys> {
 	const plans: AccountPlans = new Map(config.accounts.map((account) => [account.id, account.plan]));
 	const found: Partial<SandboxKeys> = {};
-	for (const [role, fits] of Object.entries(KEY_ROLES) as Array<[keyof SandboxKeys, (typeof KEY_ROLES)[keyof SandboxKeys]]>) {
-		const key = config.keys.find((candidate) => fits(candidate, plans));
+	for (const role of ROLES) {
+		const key = config.keys.find((candidate) => KEY_ROLES[role](candidate, plans));
 		if (key) found[role] = key.key;
 	}
 	return found;
 }
 
-/** Every role's key; asking for a role the config gives no key for throws, naming the role. */
+/** Every role's key; asking for a role no key of the config fits throws, naming the role. */
 export function sandboxKeys(config: SandboxConfig): SandboxKeys {
 	const found = keysByRole(config);
 	const keys = {} as SandboxKeys;
-	for (const role of Object.keys(KEY_ROLES) as Array<keyof SandboxKeys>) {
-		Object.defineProperty(keys, role, {
-			enumerable: true,
-			get: () => {
-				const key = found[role];
-				if (key === undefined) throw new Error(`The sandbox's config has no ${role} key (see keysByRole in sandbox/config.ts).`);
-				return key;
-			},
-		});
+	for (const role of ROLES) {
+		const get = () => {
+			const key = found[role];
+			if (key === undefined) throw new Error(`The sandbox's config has no ${role} key (sandbox/README.md says which keys fit each role).`);
+			return key;
+		};
+		Object.defineProperty(keys, role, { enumerable: true, get });
 	}
 	return keys;
 }
