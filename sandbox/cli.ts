@@ -1,6 +1,6 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals -- the sandbox's command line prints for a person and reads process arguments; never shipped */
 import { startSandbox, type SandboxOptions } from './server';
-import { DEFAULT_CONFIG } from './config';
+import { DEFAULT_CONFIG, keysByRole } from './config';
 import type { RenderTimeModel } from './renderTimes';
 
 const HELP = `Omni Video sandbox: a local, faithful Omni Video API.
@@ -46,18 +46,24 @@ async function main(): Promise<void> {
 		return;
 	}
 	const sandbox = await startSandbox(options);
-	const { url, keys, webhookSecret, config } = sandbox;
+	const { url, webhookSecret, config } = sandbox;
+	const keys = keysByRole(config);
+	const budget = config.keys.find((key) => key.key === keys.budget)?.budget;
+	const lines = [
+		keys.pro && `  Pro key:        ${keys.pro}`,
+		keys.premium && `  Premium key:    ${keys.premium}`,
+		keys.budget && `  Budget key:     ${keys.budget}   (${budget}-credit budget)`,
+		keys.revoked && `  Revoked key:    ${keys.revoked}`,
+		`  Webhook secret: ${webhookSecret}`,
+		`  Admin:          ${url}/__sandbox/requests · /jobs · /callbacks · /scenarios · /clock`,
+	];
+	const tryKey = keys.pro ?? keys.premium ?? config.keys[0]?.key ?? '<key>';
 	console.log(`Omni Video sandbox listening on ${url}  (speed ×${config.speed}${config.insecureCallbacks ? ', insecure callbacks allowed' : ''})
 
-  Pro key:        ${keys.pro}
-  Premium key:    ${keys.premium}
-  Budget key:     ${keys.budget}   (Pro account, 200-credit budget)
-  Revoked key:    ${keys.revoked}
-  Webhook secret: ${webhookSecret}
-  Admin:          ${url}/__sandbox/requests · /jobs · /callbacks · /scenarios · /clock
+${lines.filter(Boolean).join('\n')}
 
 Try:
-  curl -s -X POST ${url}/api/v1/generate -H 'Authorization: Bearer ${keys.pro}' -H 'Content-Type: application/json' -d '{"model":"omni-video","prompt":"A red fox in the snow"}'
+  curl -s -X POST ${url}/api/v1/generate -H 'Authorization: Bearer ${tryKey}' -H 'Content-Type: application/json' -d '{"model":"omni-video","prompt":"A red fox in the snow"}'
 `);
 	const stop = () => {
 		void sandbox.close().then(() => process.exit(0));

@@ -70,6 +70,58 @@ export function planLimits(plan: AccountConfig['plan']): PlanLimits | undefined 
 	return typeof plan === 'object' ? plan : PLANS[plan];
 }
 
+/** The keys a test or a person reaches for, by what they are for. */
+export interface SandboxKeys {
+	pro: string;
+	premium: string;
+	/** A key with a credit budget of its own. */
+	budget: string;
+	revoked: string;
+	/** A key of an account whose plan has no API access. */
+	noApiAccess: string;
+}
+
+type AccountPlans = Map<string, AccountConfig['plan']>;
+
+/** A key with nothing special: not revoked, no budget, no scenarios. */
+const isPlain = (key: KeyConfig) => key.revoked !== true && key.budget === undefined && (key.scenarios ?? []).length === 0;
+
+const KEY_ROLES: Record<keyof SandboxKeys, (key: KeyConfig, plans: AccountPlans) => boolean> = {
+	pro: (key, plans) => isPlain(key) && plans.get(key.account) === 'pro',
+	premium: (key, plans) => isPlain(key) && plans.get(key.account) === 'premium',
+	budget: (key) => key.revoked !== true && key.budget !== undefined,
+	revoked: (key) => key.revoked === true,
+	noApiAccess: (key, plans) => key.revoked !== true && plans.get(key.account) === 'none',
+};
+
+const ROLES = Object.keys(KEY_ROLES) as Array<keyof SandboxKeys>;
+
+/** The config's first key for each role; a role no key fits is absent. */
+export function keysByRole(config: SandboxConfig): Partial<SandboxKeys> {
+	const plans: AccountPlans = new Map(config.accounts.map((account) => [account.id, account.plan]));
+	const found: Partial<SandboxKeys> = {};
+	for (const role of ROLES) {
+		const key = config.keys.find((candidate) => KEY_ROLES[role](candidate, plans));
+		if (key) found[role] = key.key;
+	}
+	return found;
+}
+
+/** Every role's key; asking for a role no key of the config fits throws, naming the role. */
+export function sandboxKeys(config: SandboxConfig): SandboxKeys {
+	const found = keysByRole(config);
+	const keys = {} as SandboxKeys;
+	for (const role of ROLES) {
+		const get = () => {
+			const key = found[role];
+			if (key === undefined) throw new Error(`The sandbox's config has no ${role} key (sandbox/README.md says which keys fit each role).`);
+			return key;
+		};
+		Object.defineProperty(keys, role, { enumerable: true, get });
+	}
+	return keys;
+}
+
 /** Defaults, overlaid with a JSON config file, overlaid with explicit options. */
 export function resolveConfig(options: Partial<SandboxConfig> & { configFile?: string } = {}): SandboxConfig {
 	const { configFile, ...explicit } = options;

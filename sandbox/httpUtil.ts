@@ -25,6 +25,9 @@ export type ErrorCode =
 	| 'unavailable'
 	| 'range_not_satisfiable';
 
+/** The largest JSON body the API and the admin API read. */
+export const MAX_JSON_BYTES = 1024 * 1024;
+
 export function newId(prefix: string): string {
 	return `${prefix}_${randomBytes(9).toString('base64url')}`;
 }

@@ -1,6 +1,11 @@
-import type { Reply } from './httpUtil';
+import { createHash } from 'node:crypto';
+import { errorReply, type Reply } from './httpUtil';
 
 const RETENTION_MS = 24 * 3_600_000;
+
+function fingerprint(body: unknown): string {
+	return createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
+}
 
 interface Entry {
 	fingerprint: string;
@@ -15,7 +20,23 @@ interface Entry {
 export class IdempotencyStore {
 	private readonly entries = new Map<string, Entry>();
 
-	begin(
+	/**
+	 * Answers a request made with an Idempotency-Key (or none) once: a repeat with the same body
+	 * gets the stored answer, a different body 422, a repeat while `work` still runs 409. A 2xx
+	 * answer is kept for replay; any other created nothing, so the key is forgotten and may be retried.
+	 */
+	async once(scope: string, key: string | undefined, body: unknown, now: number, work: () => Reply | Promise<Reply>): Promise<Reply> {
+		if (!key) return await work();
+		const seen = this.begin(scope, key, fingerprint(body), now);
+		if (seen.kind === 'replay') return seen.reply;
+		if (seen.kind === 'conflict') return errorReply(409, 'idempotency_conflict', 'A request with this Idempotency-Key is still in flight.');
+		if (seen.kind === 'reused') return errorReply(422, 'idempotency_key_reused', 'This Idempotency-Key was used for a different request.');
+		const reply = await work();
+		this.finish(scope, key, reply.status >= 200 && reply.status < 300 ? reply : undefined);
+		return reply;
+	}
+
+	private begin(
 		scope: string,
 		key: string,
 		fingerprint: string,
@@ -32,8 +53,7 @@ export class IdempotencyStore {
 		return { kind: 'new' };
 	}
 
-	/** Stores the answer to replay; a request that created nothing is forgotten so it may be retried. */
-	finish(scope: string, key: string, reply: Reply | undefined): void {
+	private finish(scope: string, key: string, reply: Reply | undefined): void {
 		const id = `${scope}\u0000${key}`;
 		const entry = this.entries.get(id);
 		if (!entry) return;

@@ -1,9 +1,17 @@
-import { RESOLUTIONS } from '../core/types';
+import {
+	DEFAULT_DURATION_SECONDS,
+	DEFAULT_RESOLUTION,
+	MAX_DURATION_SECONDS,
+	MAX_PROMPT_CODE_POINTS,
+	MIN_DURATION_SECONDS,
+	MODEL,
+	RESOLUTIONS,
+	type Resolution,
+} from '../core/types';
+import { LOOPBACK_HOSTS } from '../core/inputLimits';
 import type { GenerateBody } from './jobs';
 import { errorReply, type Reply } from './httpUtil';
 import { describeErrors, validatorFor } from './openapi';
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -15,20 +23,25 @@ function isObject(value: unknown): value is Record<string, unknown> {
  */
 export function validateGenerateBody(body: unknown, insecureCallbacks: boolean): GenerateBody | Reply {
 	if (!isObject(body)) return errorReply(400, 'invalid_request', 'The body must be a JSON object.');
-	if (body.model !== 'omni-video') {
-		return errorReply(400, 'invalid_model', `model must be "omni-video" (got ${JSON.stringify(body.model ?? null)}).`);
+	if (body.model !== MODEL) {
+		return errorReply(400, 'invalid_model', `model must be "${MODEL}" (got ${JSON.stringify(body.model ?? null)}).`);
 	}
 	if (typeof body.prompt !== 'string' || body.prompt.trim() === '') {
 		return errorReply(400, 'invalid_request', 'prompt is required and must be a non-empty string.');
 	}
 	const length = [...body.prompt].length;
-	if (length > 2000) return errorReply(400, 'prompt_too_long', `prompt has ${length} characters; at most 2000 are allowed.`);
-	if (body.resolution !== undefined && !RESOLUTIONS.includes(body.resolution as (typeof RESOLUTIONS)[number])) {
-		return errorReply(400, 'invalid_resolution', `resolution must be one of 720P, 1080P, 4K (got ${JSON.stringify(body.resolution)}).`);
+	if (length > MAX_PROMPT_CODE_POINTS) {
+		return errorReply(400, 'prompt_too_long', `prompt has ${length} characters; at most ${MAX_PROMPT_CODE_POINTS} are allowed.`);
+	}
+	if (body.resolution !== undefined && !RESOLUTIONS.includes(body.resolution as Resolution)) {
+		return errorReply(400, 'invalid_resolution', `resolution must be one of ${RESOLUTIONS.join(', ')} (got ${JSON.stringify(body.resolution)}).`);
 	}
 	const duration = body.duration;
-	if (duration !== undefined && (typeof duration !== 'number' || !Number.isInteger(duration) || duration < 4 || duration > 10)) {
-		return errorReply(400, 'invalid_duration', `duration must be a whole number of seconds from 4 to 10 (got ${JSON.stringify(duration)}).`);
+	const durationOutOfRange =
+		typeof duration !== 'number' || !Number.isInteger(duration) || duration < MIN_DURATION_SECONDS || duration > MAX_DURATION_SECONDS;
+	if (duration !== undefined && durationOutOfRange) {
+		const range = `from ${MIN_DURATION_SECONDS} to ${MAX_DURATION_SECONDS}`;
+		return errorReply(400, 'invalid_duration', `duration must be a whole number of seconds ${range} (got ${JSON.stringify(duration)}).`);
 	}
 	if (body.imageUrl !== undefined && body.videoUrl !== undefined) {
 		return errorReply(400, 'conflicting_inputs', 'Give imageUrl or videoUrl, not both.');
@@ -40,7 +53,7 @@ export function validateGenerateBody(body: unknown, insecureCallbacks: boolean):
 		} catch {
 			url = undefined;
 		}
-		const allowed = url && (url.protocol === 'https:' || (insecureCallbacks && url.protocol === 'http:' && LOOPBACK.has(url.hostname)));
+		const allowed = url && (url.protocol === 'https:' || (insecureCallbacks && url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)));
 		if (typeof body.callbackUrl !== 'string' || !allowed) {
 			const hint = insecureCallbacks ? ' (or http:// to a loopback address)' : '';
 			return errorReply(400, 'invalid_callback_url', `callbackUrl must be an https:// URL${hint} (got ${JSON.stringify(body.callbackUrl)}).`);
@@ -49,10 +62,10 @@ export function validateGenerateBody(body: unknown, insecureCallbacks: boolean):
 	const validate = validatorFor('#/components/schemas/GenerateRequest');
 	if (!validate(body)) return errorReply(400, 'invalid_request', `Invalid request: ${describeErrors(validate.errors)}.`);
 	return {
-		model: 'omni-video',
+		model: MODEL,
 		prompt: body.prompt,
-		resolution: (body.resolution as GenerateBody['resolution']) ?? '1080P',
-		duration: (duration as number | undefined) ?? 8,
+		resolution: (body.resolution as Resolution | undefined) ?? DEFAULT_RESOLUTION,
+		duration: (duration as number | undefined) ?? DEFAULT_DURATION_SECONDS,
 		...(body.imageUrl !== undefined ? { imageUrl: body.imageUrl as string } : {}),
 		...(body.videoUrl !== undefined ? { videoUrl: body.videoUrl as string } : {}),
 		...(body.callbackUrl !== undefined ? { callbackUrl: body.callbackUrl as string } : {}),
