@@ -176,7 +176,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				? 'internal'
 				: scenarios.has('job-fails-input-fetch')
 					? 'input_fetch_failed'
-					: sourceFailure(body);
+					: scenarios.has('job-fails-timeout')
+						? 'timeout'
+						: sourceFailure(body);
 		const job = jobs.create(key, body, price, {
 			failure,
 			largeOutput: scenarios.has('large-output'),
