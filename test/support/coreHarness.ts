@@ -156,11 +156,20 @@ function clientOn(
 		transport: wrap(time.track(createAxiosTransport({ baseUrl: sandbox.url, apiKey }))),
 		clock: time.clock,
 		sleep: time.sleep,
-		random: () => 0.5,
+		random: seededRandom(++counter),
 		limits,
-		limiterKey: `core-test-${++counter}`,
+		limiterKey: `core-test-${counter}`,
 		redact: [apiKey],
 	});
+}
+
+/**
+ * Randomness that is the same on every run yet differs call to call (the golden-ratio sequence): the
+ * sandbox keeps idempotency keys, so the keys core draws from it must not repeat as with a constant.
+ */
+function seededRandom(seed: number): () => number {
+	let n = seed * 1_000_000;
+	return () => (++n * 0.6180339887498949) % 1;
 }
 
 /** Requests others make while the client works: in flight for the virtual clock, counted by the sandbox. */
