@@ -208,6 +208,13 @@ export function mostJobsAtOnce(sandbox: Sandbox): number {
 	return Math.max(0, ...jobs.map((job) => jobs.filter((other) => other.createdAt <= job.createdAt && job.createdAt < other.endsAt).length));
 }
 
+/** How long the sandbox renders a job, creation to end. */
+export function renderMs(sandbox: Sandbox, jobId: string): number {
+	const job = sandbox.jobs.all.get(jobId);
+	if (!job) throw new Error(`the sandbox has no job ${jobId}`);
+	return job.endsAt - job.createdAt;
+}
+
 /** The requests the sandbox refused with 429, by its journal. */
 export function refused429(sandbox: Sandbox) {
 	return sandbox.journal.filter((entry) => entry.status === 429);
