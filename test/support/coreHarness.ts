@@ -1,4 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test tooling, never shipped */
+import { createHash } from 'node:crypto';
 import { createOmniVideoClient, type OmniVideoClient } from '../../core/client';
 import { PLANS, type PlanLimits } from '../../core/types';
 import type { HttpRequest, HttpResponse, SendRequest, Transport } from '../../core/transport';
@@ -164,12 +165,12 @@ function clientOn(
 }
 
 /**
- * Randomness that is the same on every run yet differs call to call (the golden-ratio sequence): the
- * sandbox keeps idempotency keys, so the keys core draws from it must not repeat as with a constant.
+ * Randomness that is the same on every run yet never repeats (hashes of a counter): the sandbox
+ * keeps idempotency keys, so the keys core draws from it must differ as real random ones do.
  */
 function seededRandom(seed: number): () => number {
-	let n = seed * 1_000_000;
-	return () => (++n * 0.6180339887498949) % 1;
+	let n = 0;
+	return () => createHash('sha256').update(`${seed}:${++n}`).digest().readUInt32BE(0) / 2 ** 32;
 }
 
 /** Requests others make while the client works: in flight for the virtual clock, counted by the sandbox. */
