@@ -263,25 +263,3 @@ export function maxInAnyWindow(times: number[], windowMs: number): number {
 	}
 	return best;
 }
-
-// TEMPORARY while the tests move to the sandbox: the in-memory fake's client.
-import { FakeTime } from './fakeTime';
-import { FakeApi } from './fakeApi';
-
-export function fakeClient(
-	limits: PlanLimits = PLANS.pro,
-	wrapTransport: (transport: Transport) => Transport = (transport) => transport,
-): { time: FakeTime; api: FakeApi; client: OmniVideoClient } {
-	const time = new FakeTime();
-	const api = new FakeApi(time.clock, limits);
-	const client = createOmniVideoClient({
-		baseUrl: api.baseUrl,
-		transport: wrapTransport(api.transport),
-		clock: time.clock,
-		sleep: time.sleep,
-		random: () => 0.5,
-		limits,
-		limiterKey: `fake-${++counter}`,
-	});
-	return { time, api, client };
-}
