@@ -31,8 +31,12 @@ export class VirtualTime {
 
 	readonly clock: Clock = { now: () => this.source.now() };
 
+	/** How many times anything slept on this clock. */
+	naps = 0;
+
 	readonly sleep: Sleep = (ms, signal) =>
 		new Promise<void>((resolve, reject) => {
+			this.naps++;
 			if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
 			const timer: Timer = { at: this.source.now() + Math.max(0, ms), resolve };
 			const onAbort = () => {
