@@ -6,7 +6,6 @@ import type { HttpRequest, HttpResponse, SendRequest, Transport } from '../../co
 import { TransportFailure, type TransportFailureKind } from '../../core/errors';
 import { createAxiosTransport } from '../../node-host/axiosTransport';
 import { startSandbox, type Sandbox, type SandboxOptions, type ScenarioName } from '../../sandbox';
-import type { RenderTimeModel } from '../../sandbox/renderTimes';
 import { CheckedHttp } from './sandboxClient';
 import { VirtualTime } from './virtualTime';
 
@@ -89,8 +88,6 @@ export interface CoreSandboxOptions {
 	limits?: PlanLimits;
 	/** Which of the account's keys the client uses. */
 	key?: CoreKey;
-	/** Render times: by default every job renders in the sandbox's typical time for its size. */
-	renderTimes?: RenderTimeModel;
 	/** Sandbox settings for scenarios (holdMs, slowMs). */
 	sandbox?: Pick<SandboxOptions, 'holdMs' | 'slowMs'>;
 	/** Wraps the transport between the client and the sandbox, to watch or break requests on their way. */
@@ -117,7 +114,8 @@ export async function coreSandbox(options: CoreSandboxOptions = {}): Promise<Cor
 		port: 0,
 		speed: 0,
 		clientClock: 'sandbox',
-		renderTimes: options.renderTimes ?? { seed: 1, spread: 0 },
+		// Every job renders in the sandbox's typical time for its size, which tests can state.
+		renderTimes: { seed: 1, spread: 0 },
 		...options.sandbox,
 		accounts: [
 			{ id: 'acct_core', plan: limits, balance: 1_000_000_000, userId: 'user_core' },
@@ -189,10 +187,10 @@ export class Others {
 	}
 
 	/** `count` jobs created with another key on the account: they take its jobs-at-once slots. */
-	async creates(count: number, body: Record<string, unknown> = { prompt: 'someone else', resolution: '1080P', duration: 8 }): Promise<void> {
+	async creates(count: number): Promise<void> {
 		const http = new CheckedHttp(this.sandbox.url, KEYS.other);
 		for (let i = 0; i < count; i++) {
-			const answer = await this.time.during(http.generate(body));
+			const answer = await this.time.during(http.generate({ prompt: 'someone else', resolution: '1080P', duration: 8 }));
 			if (answer.status !== 202) throw new Error(`someone else's create was answered ${answer.status}`);
 		}
 	}
