@@ -86,7 +86,10 @@ export class JobSlots {
 					`All ${this.limit} of the plan's jobs at once are still rendering`,
 				);
 			}
-			let waitMs = Math.max(1, Math.min(freeAt - now, SLOT_RECHECK_MS));
+			// A job seen ended wakes this caller; by itself a place frees only when a pause ends or a
+			// hold runs out, not at a job's expected end. Look again then, or at the recheck pace:
+			// never every millisecond while a job is past its expected end.
+			let waitMs = Math.max(1, Math.min(this.nextLapseAt(now) - now, SLOT_RECHECK_MS));
 			if (options.deadlineAtMs !== undefined) waitMs = Math.min(waitMs, options.deadlineAtMs - now);
 			const woken = new Promise<void>((resolve) => (this.wakeWaiter = resolve));
 			await Promise.race([sleepUnlessCancelled(this.sleep, waitMs, options.signal, what), woken]);
@@ -101,6 +104,13 @@ export class JobSlots {
 		let firstEnd = Infinity;
 		for (const job of this.active) firstEnd = Math.min(firstEnd, Math.max(job.expectedDoneAtMs, now + 1));
 		at = Math.max(at, firstEnd);
+		return at;
+	}
+
+	/** When a place frees by itself: a pause ends or a job's hold runs out. */
+	private nextLapseAt(now: number): number {
+		let at = this.blockedUntilMs > now ? this.blockedUntilMs : Infinity;
+		for (const job of this.active) at = Math.min(at, job.expiresAtMs);
 		return at;
 	}
 

@@ -77,7 +77,9 @@ export class Callbacks {
 		this.attempts.push(record);
 		const controller = new AbortController();
 		this.inFlight.add(controller);
-		const deadline = setTimeout(() => controller.abort(), Math.max(MIN_REAL_DEADLINE_MS, this.clock.realMs(RESPONSE_DEADLINE_MS)));
+		// A clock standing still (speed 0) has no real equivalent of the deadline: the minimum applies.
+		const realDeadline = this.clock.realMs(RESPONSE_DEADLINE_MS);
+		const deadline = setTimeout(() => controller.abort(), Number.isFinite(realDeadline) ? Math.max(MIN_REAL_DEADLINE_MS, realDeadline) : MIN_REAL_DEADLINE_MS);
 		let retryAfterMs = 0;
 		try {
 			const response = await fetch(delivery.url, {

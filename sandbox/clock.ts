@@ -9,7 +9,9 @@ interface Scheduled {
 /**
  * Virtual time for the sandbox: it runs `speed` times faster than real time and can be moved
  * forward by hand. Everything time-based (render times, rate windows, callback retries, upload
- * expiry, idempotency retention) reads this clock and schedules on it.
+ * expiry, idempotency retention) reads this clock and schedules on it. At speed 0 it stands still
+ * and moves only by `advance`: a test that drives it (test/support/virtualTime.ts) decides when
+ * time passes, for the sandbox and its clients alike.
  */
 export class VirtualClock {
 	private baseVirtual: number;
@@ -52,9 +54,17 @@ export class VirtualClock {
 		this.rearm();
 	}
 
-	/** Real milliseconds until a virtual duration has passed. */
+	/** Real milliseconds until a virtual duration has passed (never, on a clock standing still). */
 	realMs(virtualMs: number): number {
+		if (this.speedFactor === 0) return virtualMs > 0 ? Infinity : 0;
 		return Math.max(0, virtualMs / this.speedFactor);
+	}
+
+	/** When the earliest scheduled task falls due, if any. */
+	nextAt(): number | undefined {
+		let next: number | undefined;
+		for (const task of this.tasks) if (next === undefined || task.at < next) next = task.at;
+		return next;
 	}
 
 	/** Runs `run` when virtual time reaches `at`. */
@@ -82,6 +92,8 @@ export class VirtualClock {
 	private arm(task: Scheduled): void {
 		if (this.closed) return;
 		if (task.timer) clearTimeout(task.timer);
+		// A clock standing still runs its tasks only as `advance` reaches them.
+		if (this.speedFactor === 0) return;
 		const delay = this.realMs(task.at - this.now());
 		task.timer = setTimeout(() => this.fire(task), Math.min(delay, 2 ** 31 - 1));
 		task.timer.unref?.();

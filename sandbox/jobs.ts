@@ -19,6 +19,8 @@ const FAILURE_MESSAGES: Record<FailureCode, string> = {
 
 /** The share of the render time a job spends queued before processing starts. */
 const QUEUED_SHARE = 0.1;
+/** How long a job that fails with `timeout` renders first: the service gives up on a stuck render. */
+const TIMED_OUT_RENDER_MS = 3_600_000;
 
 export interface SandboxJob {
 	id: string;
@@ -69,7 +71,9 @@ export class Jobs {
 		options: { failure?: FailureCode; largeOutput: boolean; callbackDelayMs: number; duplicateCallbacks: boolean },
 	): SandboxJob {
 		const now = this.clock.now();
-		const renderMs = this.renderTimes.next(body.resolution, body.duration);
+		// Drawn even when unused, so that the jobs after it get the render times they always had.
+		const drawn = this.renderTimes.next(body.resolution, body.duration);
+		const renderMs = options.failure === 'timeout' ? TIMED_OUT_RENDER_MS : drawn;
 		const job: SandboxJob = {
 			id: newId('job'),
 			key,

@@ -6,6 +6,7 @@ export const SCENARIOS = {
 	'job-fails-content-policy': 'The job is accepted, then fails with errorCode content_policy.',
 	'job-fails-internal': 'The job is accepted, then fails with errorCode internal.',
 	'job-fails-input-fetch': 'The job is accepted, then fails with errorCode input_fetch_failed.',
+	'job-fails-timeout': 'The job is accepted, renders for an hour (far past the usual 30–90 s), then fails with errorCode timeout.',
 	'error-500-before-accept': 'POST /generate answers 500 internal; no job is created, nothing is charged.',
 	'error-500-after-create': 'POST /generate creates the job, then answers 500 anyway (a blind retry would pay twice).',
 	'timeout-after-accept': 'POST /generate creates the job, holds the answer (holdMs), then cuts the connection.',

@@ -34,6 +34,7 @@ function scenarioFailure(scenarios: Set<ScenarioName>): FailureCode | undefined 
 	if (scenarios.has('job-fails-content-policy')) return 'content_policy';
 	if (scenarios.has('job-fails-internal')) return 'internal';
 	if (scenarios.has('job-fails-input-fetch')) return 'input_fetch_failed';
+	if (scenarios.has('job-fails-timeout')) return 'timeout';
 	return undefined;
 }
 

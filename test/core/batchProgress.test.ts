@@ -1,10 +1,12 @@
 import { BatchProgress, reconcileBatch } from '../../core/batchProgress';
 import { PLANS } from '../../core/types';
 import type { JobRecord } from '../../core/types';
-import { fakeClient } from '../support/coreHarness';
+import { closeCoreSandboxes, coreSandbox } from '../support/coreHarness';
 
 const job = (id: string, status: JobRecord['status']): JobRecord => ({ id, status, rawStatus: status, resultUrls: [] });
 const ended = (id: string) => job(id, 'done');
+
+afterEach(closeCoreSandboxes);
 
 describe('BatchProgress: a batch of jobs behind one callback URL', () => {
 	it('needs no lookup while callbacks arrive where they should, in any order and twice', () => {
@@ -29,7 +31,7 @@ describe('BatchProgress: a batch of jobs behind one callback URL', () => {
 	});
 
 	it('in a process that did not watch the batch from its start, every unseen job is in doubt once', async () => {
-		const { time, client } = fakeClient(PLANS.pro);
+		const { time, client } = await coreSandbox({ limits: PLANS.pro });
 		const created = await time.run(Promise.all([1, 2, 3].map((i) => client.generateVideo({ prompt: `p${i}` }))));
 		const ids = created.map((c) => c.job.id);
 		const progress = new BatchProgress(ids, time.clock.now() + 60_000, false);
@@ -50,14 +52,14 @@ describe('BatchProgress: a batch of jobs behind one callback URL', () => {
 	});
 
 	it('hands each job in doubt to one of several callbacks arriving together', async () => {
-		const { time, api, client } = fakeClient(PLANS.pro);
+		const { time, sent, client } = await coreSandbox({ limits: PLANS.pro });
 		const created = await time.run(Promise.all([1, 2, 3].map((i) => client.generateVideo({ prompt: `p${i}` }))));
 		const ids = created.map((c) => c.job.id);
 		const progress = new BatchProgress(ids, time.clock.now() + 60_000, false);
 		await time.advance(70_000);
-		const before = api.lookups().length;
+		const before = sent.lookups().length;
 		await time.run(Promise.all([1, 2, 3, 4].map(() => reconcileBatch(client.runtime, progress))));
-		expect(api.lookups().length - before).toBe(3);
+		expect(sent.lookups().length - before).toBe(3);
 		expect(progress.complete).toBe(true);
 	});
 });

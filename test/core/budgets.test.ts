@@ -1,21 +1,24 @@
 import { PLANS } from '../../core/types';
 import { RateLimitError, TransportError } from '../../core/errors';
-import { fakeClient } from '../support/coreHarness';
-import { json } from '../support/fakeApi';
+import type { OmniVideoClient } from '../../core/client';
+import { closeCoreSandboxes, coreSandbox, refused429 } from '../support/coreHarness';
+import type { VirtualTime } from '../support/virtualTime';
 
 /** Fills the key's minute window with bulk requests that are still queued behind it. */
-async function saturate(client: ReturnType<typeof fakeClient>['client'], time: ReturnType<typeof fakeClient>['time'], jobId: string, count: number) {
+async function saturate(client: OmniVideoClient, time: VirtualTime, jobId: string, count: number) {
 	const bulk = Array.from({ length: count }, () => client.getJob(jobId).catch((error: unknown) => error));
 	await time.advance(100);
 	return bulk;
 }
 
+afterEach(closeCoreSandboxes);
+
 describe('host budgets: deadlines and priorities', () => {
 	it('fails at once, before sending, when the plan would make a request wait past its deadline', async () => {
-		const { time, api, client } = fakeClient(PLANS.pro);
+		const { time, sent, client } = await coreSandbox({ limits: PLANS.pro });
 		const created = await time.run(client.generateVideo({ prompt: 'one' }));
 		const bulk = await saturate(client, time, created.job.id, 40);
-		const sentBefore = api.apiRequests().length;
+		const sentBefore = sent.api().length;
 		const start = time.clock.now();
 		const error = await client
 			.getJob(created.job.id, { deadlineAtMs: time.clock.now() + 25_000 })
@@ -25,12 +28,12 @@ describe('host budgets: deadlines and priorities', () => {
 		expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(25_000);
 		expect((error as Error).message).toMatch(/try again in \d+ s/i);
 		expect(time.elapsed(start)).toBe(0);
-		expect(api.apiRequests().length).toBe(sentBefore);
+		expect(sent.api().length).toBe(sentBefore);
 		await time.run(Promise.all(bulk));
 	});
 
 	it('lets an urgent lookup (confirming a callback) pass 40 queued bulk lookups at once', async () => {
-		const { time, api, client } = fakeClient(PLANS.pro);
+		const { time, sandbox, client } = await coreSandbox({ limits: PLANS.pro });
 		const created = await time.run(client.generateVideo({ prompt: 'one' }));
 		const bulk = await saturate(client, time, created.job.id, 40);
 		const start = time.clock.now();
@@ -40,15 +43,15 @@ describe('host budgets: deadlines and priorities', () => {
 		expect(urgent.id).toBe(created.job.id);
 		expect(time.elapsed(start)).toBeLessThanOrEqual(2_000);
 		await time.run(Promise.all(bulk));
-		expect(api.rejected429).toHaveLength(0);
+		expect(refused429(sandbox)).toHaveLength(0);
 	});
 
 	it('keeps a reserve of each window that bulk work never uses', async () => {
-		const { time, api, client } = fakeClient(PLANS.pro);
+		const { time, sent, client } = await coreSandbox({ limits: PLANS.pro });
 		const created = await time.run(client.generateVideo({ prompt: 'one' }));
 		await saturate(client, time, created.job.id, 60);
 		// Bulk has taken what it may of the first minute; 3 of Pro's 30 remain for urgent work.
-		const inFirstMinute = api.apiRequests().filter((r) => r.at < api.apiRequests()[0].at + 60_000);
+		const inFirstMinute = sent.api().filter((r) => r.at < sent.api()[0].at + 60_000);
 		expect(inFirstMinute.length).toBe(27);
 		const urgent = await Promise.all(
 			[1, 2, 3].map(() => time.run(client.getJob(created.job.id, { priority: 'urgent', deadlineAtMs: time.clock.now() + 1_000 }))),
@@ -57,22 +60,21 @@ describe('host budgets: deadlines and priorities', () => {
 	});
 
 	it('gives up waiting for a job slot at once when none can be free before the deadline', async () => {
-		const { time, api, client } = fakeClient({ requestsPerMinute: 30, requestsPerHour: 200, concurrentJobs: 1 });
-		api.renderMs = 600_000;
+		const { time, sent, client } = await coreSandbox({ limits: { requestsPerMinute: 30, requestsPerHour: 200, concurrentJobs: 1 } });
 		await time.run(client.generateVideo({ prompt: 'holds the only slot' }));
 		const error = await client
 			.generateVideo({ prompt: 'waits' }, { deadlineAtMs: time.clock.now() + 20_000 })
 			.catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(RateLimitError);
 		expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(20_000);
-		expect(api.creates()).toHaveLength(1);
+		expect(sent.creates()).toHaveLength(1);
 	});
 
 	it('ends a 429 whose Retry-After is past the deadline with that delay, without waiting', async () => {
-		const { time, api, client } = fakeClient(PLANS.pro);
-		api.script.push({
-			response: json(429, { error: { code: 'rate_limited', message: 'slow down', requestId: 'req_9' } }, { 'retry-after': '40' }),
-		});
+		const { time, sent, others, client } = await coreSandbox({ limits: PLANS.pro });
+		// Another process on the key filled its minute window 20 s ago: the service says wait 40 s.
+		await others.lookups(30);
+		await time.advance(20_000);
 		const start = time.clock.now();
 		const error = await time
 			.run(client.getJob('job_x', { deadlineAtMs: time.clock.now() + 25_000 }))
@@ -80,58 +82,66 @@ describe('host budgets: deadlines and priorities', () => {
 		expect(error).toBeInstanceOf(RateLimitError);
 		expect((error as RateLimitError).retryAfterMs).toBe(40_000);
 		expect(time.elapsed(start)).toBeLessThan(1_000);
+		expect(sent.lookups()).toMatchObject([{ response: { status: 429, headers: { 'retry-after': '40' } } }]);
 	});
 
 	it('holds back only new jobs after a concurrency 429; lookups go on', async () => {
-		const { time, api, client } = fakeClient(PLANS.pro);
+		const { time, sent, others, client } = await coreSandbox({ limits: PLANS.pro });
 		const created = await time.run(client.generateVideo({ prompt: 'one' }));
-		api.script.push({
-			response: json(429, { error: { code: 'concurrency_limited', message: 'Too many jobs', requestId: 'req_c' } }, { 'retry-after': '30' }),
-		});
+		// Someone else's jobs take the account's other four slots.
+		await others.creates(4);
 		const second = client.generateVideo({ prompt: 'two' });
 		await time.advance(1_000);
 		const start = time.clock.now();
 		await time.run(client.getJob(created.job.id));
 		expect(time.elapsed(start)).toBeLessThan(5_000);
 		await time.run(second);
-		expect(api.creates()).toHaveLength(3);
+		expect(sent.creates()).toHaveLength(3);
+		expect(sent.creates()[1].response).toMatchObject({ status: 429, body: { error: { code: 'concurrency_limited' } } });
 	});
 
 	it('shrinks the request timeout to what remains of the deadline', async () => {
 		const timeouts: Array<number | undefined> = [];
-		const { time, client } = fakeClient(PLANS.pro, (transport) => ({
-			...transport,
-			api: (request) => {
-				timeouts.push(request.timeoutMs);
-				return transport.api(request);
-			},
-		}));
+		const { time, client } = await coreSandbox({
+			limits: PLANS.pro,
+			wrapTransport: (transport) => ({
+				...transport,
+				api: (request) => {
+					timeouts.push(request.timeoutMs);
+					return transport.api(request);
+				},
+			}),
+		});
 		await time.run(client.getJob('job_x', { deadlineAtMs: time.clock.now() + 4_000 }).catch(() => undefined));
 		expect(timeouts[0]).toBeLessThanOrEqual(4_000);
 	});
 
 	it('names the idempotency key when a create is cancelled after it was sent', async () => {
 		const controller = new AbortController();
-		const { time, api, client } = fakeClient(PLANS.pro, (transport) => ({
-			...transport,
-			// The service created the job; the host cancelled before its answer was read.
-			api: async (request) => {
-				await transport.api(request);
-				controller.abort();
-				throw new Error('aborted by the host');
-			},
-		}));
+		const { time, sandbox, sent, client } = await coreSandbox({
+			limits: PLANS.pro,
+			wrapTransport: (transport) => ({
+				...transport,
+				// The service created the job; the host cancelled before its answer was read.
+				api: async (request) => {
+					await transport.api(request);
+					controller.abort();
+					throw new Error('aborted by the host');
+				},
+			}),
+		});
 		const error = await time
 			.run(client.generateVideo({ prompt: 'cancelled mid-flight' }, { idempotencyKey: 'idem_cancel_1', signal: controller.signal }))
 			.catch((e: unknown) => e);
-		expect(api.creates()).toHaveLength(1);
+		expect(sent.creates()).toHaveLength(1);
+		expect(sandbox.jobs.all.size).toBe(1);
 		expect(error).toBeInstanceOf(TransportError);
 		expect(error).toMatchObject({ failure: 'aborted', idempotencyKey: 'idem_cancel_1' });
 		expect((error as Error).message).toContain('idem_cancel_1');
 	});
 
 	it('answers a callback 503 with Retry-After when the key cannot confirm it in time, instead of holding it', async () => {
-		const { time, api, client } = fakeClient(PLANS.pro);
+		const { time, sent, client } = await coreSandbox({ limits: PLANS.pro });
 		const created = await time.run(client.generateVideo({ prompt: 'one' }));
 		client.runtime.limiter.pause(45_000); // the service said 429, Retry-After 45 s
 		const start = time.clock.now();
@@ -141,6 +151,6 @@ describe('host budgets: deadlines and priorities', () => {
 		expect(outcome).toMatchObject({ accepted: false, status: 503, jobId: created.job.id });
 		expect(outcome.accepted === false && outcome.retryAfterSeconds).toBeGreaterThanOrEqual(44);
 		expect(time.elapsed(start)).toBe(0);
-		expect(api.lookups()).toHaveLength(0);
+		expect(sent.lookups()).toHaveLength(0);
 	});
 });

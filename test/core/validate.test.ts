@@ -1,4 +1,4 @@
-import { fakeClient } from '../support/coreHarness';
+import { closeCoreSandboxes, coreSandbox } from '../support/coreHarness';
 import { ValidationError } from '../../core/errors';
 import { generationMode, validateGenerateInput } from '../../core/validateGenerate';
 import { validateJobId } from '../../core/validateJobId';
@@ -37,16 +37,19 @@ const badRequests: Array<[string, GenerateVideoInput, string, unknown]> = [
 	['image URL not text', { ...good, imageUrl: { url: 'https://x' } as unknown as string }, 'imageUrl', { url: 'https://x' }],
 ];
 
+afterEach(closeCoreSandboxes);
+
 describe('Generate Video validation', () => {
 	it.each(badRequests)('refuses %s, naming the field and the value, and sends nothing', async (_what, input, field, value) => {
-		const { time, api, client } = fakeClient();
+		const { time, sandbox, sent, client } = await coreSandbox();
 		const error = await time.run(client.generateVideo(input)).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(ValidationError);
 		const problem = (error as ValidationError).problems.find((p) => p.field === field);
 		expect(problem).toBeDefined();
 		if (typeof value === 'number' && Number.isNaN(value)) expect(problem?.value).toBeNaN();
 		else expect(problem?.value).toEqual(value);
-		expect(api.requests).toHaveLength(0);
+		expect(sent.requests).toHaveLength(0);
+		expect(sandbox.journal).toHaveLength(0);
 	});
 
 	it('reports every problem of one request at once', () => {

@@ -1,69 +1,70 @@
-import { fakeClient } from '../support/coreHarness';
-import { json } from '../support/fakeApi';
+import { closeCoreSandboxes, coreSandbox, renderMs } from '../support/coreHarness';
 import { JobFailedError, TimeoutError } from '../../core/errors';
 import { nextPollDelayMs } from '../../core/pollSchedule';
 import { RenderCalibration } from '../../core/renderCalibration';
 
+afterEach(closeCoreSandboxes);
+
 describe('polling schedule', () => {
-	it('spends one lookup on a 60 s job whose estimate is right', async () => {
-		const { time, api, client } = fakeClient();
-		api.renderMs = 60_000;
-		const created = await time.run(client.generateVideo({ prompt: 'sixty seconds', duration: 9 }));
-		expect(created.expectedMs).toBe(60_000);
+	it('spends one lookup on a 90 s job whose estimate is right', async () => {
+		const { time, sandbox, sent, client } = await coreSandbox();
+		const created = await time.run(client.generateVideo({ prompt: 'ninety seconds', resolution: '4K', duration: 10 }));
+		expect(created.expectedMs).toBe(90_000);
+		expect(renderMs(sandbox, created.job.id)).toBe(90_000);
 		const start = time.clock.now();
 		const job = await time.run(client.waitForJob(created.job.id, { expectedMs: created.expectedMs }));
 		expect(job.status).toBe('done');
-		expect(api.lookups()).toHaveLength(1);
-		expect(time.elapsed(start)).toBe(60_000);
+		expect(sent.lookups()).toHaveLength(1);
+		expect(time.elapsed(start)).toBe(90_000);
 	});
 
-	it('spends at most three lookups when a 60 s job is estimated at 45 s', async () => {
-		const { time, api, client } = fakeClient();
-		api.renderMs = 60_000;
+	it('spends at most three lookups when a job takes longer than its 45 s estimate', async () => {
+		const { time, sandbox, sent, client } = await coreSandbox();
 		const created = await time.run(client.generateVideo({ prompt: 'slow', resolution: '720P', duration: 9 }));
 		expect(created.expectedMs).toBe(45_000);
+		expect(renderMs(sandbox, created.job.id)).toBeGreaterThan(45_000);
 		await time.run(client.waitForJob(created.job.id, { expectedMs: created.expectedMs }));
-		expect(api.lookups().length).toBeLessThanOrEqual(3);
+		expect(sent.lookups().length).toBeLessThanOrEqual(3);
 	});
 
 	it('first looks at the expected completion counted from the job creation', async () => {
-		const { time, api, client } = fakeClient();
-		api.renderMs = 60_000;
-		const created = await time.run(client.generateVideo({ prompt: 'created earlier', duration: 9 }));
+		const { time, sent, client } = await coreSandbox();
+		const created = await time.run(client.generateVideo({ prompt: 'created earlier', resolution: '4K', duration: 10 }));
 		const createdAt = time.clock.now();
 		await time.advance(20_000);
-		await time.run(client.waitForJob(created.job.id, { expectedMs: 60_000, createdAtMs: createdAt }));
-		expect(api.lookups()).toHaveLength(1);
-		expect(api.lookups()[0].at - createdAt).toBe(60_000);
+		await time.run(client.waitForJob(created.job.id, { expectedMs: 90_000, createdAtMs: createdAt }));
+		expect(sent.lookups()).toHaveLength(1);
+		expect(sent.lookups()[0].at - createdAt).toBe(90_000);
 	});
 
 	it('obeys Retry-After on a lookup', async () => {
-		const { time, api, client } = fakeClient();
-		api.renderMs = 60_000;
-		const created = await time.run(client.generateVideo({ prompt: 'p', duration: 9 }));
-		api.script.push({ response: json(429, { error: { code: 'rate_limited', message: 'wait' } }, { 'retry-after': '30' }) });
-		await time.run(client.waitForJob(created.job.id, { expectedMs: 60_000 }));
-		const [limited, retried] = api.lookups();
+		const { time, sent, others, client } = await coreSandbox();
+		const created = await time.run(client.generateVideo({ prompt: 'p', resolution: '4K', duration: 10 }));
+		const waiting = client.waitForJob(created.job.id, { expectedMs: 90_000 });
+		// Another process on the key fills its minute window 30 s before the client's first look.
+		await time.advance(60_000);
+		await others.lookups(30);
+		await time.run(waiting);
+		const [limited, retried] = sent.lookups();
+		expect(limited.response).toMatchObject({ status: 429, headers: { 'retry-after': '30' } });
 		expect(retried.at - limited.at).toBeGreaterThanOrEqual(30_000);
-		expect(api.lookups()).toHaveLength(2);
+		expect(sent.lookups()).toHaveLength(2);
 	});
 
 	it('gives up at the deadline with the job id, having spent few requests', async () => {
-		const { time, api, client } = fakeClient();
-		api.renderMs = 3_600_000;
-		const created = await time.run(client.generateVideo({ prompt: 'never ends' }));
+		const { time, sent, client } = await coreSandbox();
+		const created = await time.run(client.generateVideo({ prompt: 'never ends [sandbox:job-fails-timeout]' }));
 		const start = time.clock.now();
 		const error = await time.run(client.waitForJob(created.job.id, { timeoutMs: 300_000, expectedMs: created.expectedMs })).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(TimeoutError);
 		expect(error).toMatchObject({ jobId: created.job.id, code: 'wait_timeout' });
 		expect((error as Error).message).toContain(created.job.id);
 		expect(time.elapsed(start)).toBe(300_000);
-		expect(api.lookups().length).toBeLessThanOrEqual(10);
+		expect(sent.lookups().length).toBeLessThanOrEqual(10);
 	});
 
 	it('stops at once when cancelled, without another request', async () => {
-		const { time, api, client } = fakeClient();
-		api.renderMs = 600_000;
+		const { time, sent, client } = await coreSandbox();
 		const created = await time.run(client.generateVideo({ prompt: 'cancel me' }));
 		const controller = new AbortController();
 		const outcome = client.waitForJob(created.job.id, { signal: controller.signal }).catch((e: unknown) => e);
@@ -72,13 +73,12 @@ describe('polling schedule', () => {
 		const error = await outcome;
 		expect(error).toBeInstanceOf(TimeoutError);
 		expect(error).toMatchObject({ code: 'cancelled', jobId: created.job.id });
-		expect(api.lookups()).toHaveLength(0);
+		expect(sent.lookups()).toHaveLength(0);
 	});
 
 	it('turns a failed job into JobFailedError with the reason and the job id', async () => {
-		const { time, api, client } = fakeClient();
-		api.renderMs = 56_000;
-		const created = await time.run(client.generateVideo({ prompt: 'a [fail] prompt' }));
+		const { time, client } = await coreSandbox();
+		const created = await time.run(client.generateVideo({ prompt: 'a prompt [sandbox:job-fails-content-policy]' }));
 		const error = await time.run(client.waitForJob(created.job.id, { expectedMs: created.expectedMs })).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(JobFailedError);
 		expect(error).toMatchObject({ jobId: created.job.id, reason: 'Prompt rejected by content policy', code: 'content_policy' });
@@ -100,18 +100,18 @@ describe('polling schedule', () => {
 });
 
 describe('render times learned per key', () => {
-	it('after a few jobs that take 1.5× the estimate, first looks when they really end', async () => {
-		const { time, api, client } = fakeClient();
-		api.renderMs = 84_000; // 1.5 × the 56 s estimate of 1080P 8 s
+	it('after a few jobs that take longer than the estimate, first looks when they really end', async () => {
+		const { time, sandbox, sent, client } = await coreSandbox();
 		for (let i = 0; i < 3; i++) {
 			const created = await time.run(client.generateVideo({ prompt: `learn ${i}` }));
+			expect(renderMs(sandbox, created.job.id)).toBeGreaterThan(created.expectedMs);
 			await time.run(client.waitForJob(created.job.id, { expectedMs: created.expectedMs }));
 		}
-		const lookupsBefore = api.lookups().length;
+		const lookupsBefore = sent.lookups().length;
 		const created = await time.run(client.generateVideo({ prompt: 'now calibrated' }));
 		await time.run(client.waitForJob(created.job.id, { expectedMs: created.expectedMs }));
 		expect(lookupsBefore).toBeGreaterThan(3);
-		expect(api.lookups().length - lookupsBefore).toBe(1);
+		expect(sent.lookups().length - lookupsBefore).toBe(1);
 	});
 
 	it('looks again right when reported progress says the job is about to end', () => {
@@ -121,18 +121,19 @@ describe('render times learned per key', () => {
 
 describe('expected render time given by the user', () => {
 	it('replaces the estimate for the first look', async () => {
-		const { time, api, client } = fakeClient();
-		api.renderMs = 5_000;
-		const created = await time.run(client.generateVideo({ prompt: 'fast account', duration: 9 }, { expectedMs: 5_000 }));
-		expect(created.expectedMs).toBe(5_000);
+		// The user knows their jobs of this size take 67 s (core's estimate says 60 s).
+		const { time, sandbox, sent, client } = await coreSandbox();
+		const created = await time.run(client.generateVideo({ prompt: 'known account', duration: 9 }, { expectedMs: 67_000 }));
+		expect(created.expectedMs).toBe(67_000);
+		expect(renderMs(sandbox, created.job.id)).toBe(67_000);
 		const start = time.clock.now();
 		await time.run(client.waitForJob(created.job.id, { expectedMs: created.expectedMs }));
-		expect(api.lookups()).toHaveLength(1);
-		expect(time.elapsed(start)).toBe(5_000);
+		expect(sent.lookups()).toHaveLength(1);
+		expect(time.elapsed(start)).toBe(67_000);
 	});
 
 	it('falls back to the estimate when it is zero', async () => {
-		const { time, client } = fakeClient();
+		const { time, client } = await coreSandbox();
 		const created = await time.run(client.generateVideo({ prompt: 'auto', duration: 9 }, { expectedMs: 0 }));
 		expect(created.expectedMs).toBe(60_000);
 	});

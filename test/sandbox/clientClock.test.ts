@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test tooling, never shipped */
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { CheckedHttp } from '../support/sandboxClient';
 import { startReceiver } from '../support/receiver';
@@ -44,6 +45,33 @@ describe.each([
 			const expected = clientClock === 'sandbox' ? job.endsAt : delivery.at;
 			expect(Math.abs(Number(delivery.headers['webhook-timestamp']) * 1000 - expected)).toBeLessThan(2_000);
 		} finally {
+			await receiver.close();
+		}
+	});
+});
+
+describe('sandbox clock standing still (speed 0)', () => {
+	it('moves only when advanced, running the jobs and callbacks due on the way', async () => {
+		const receiver = await startReceiver([200]);
+		const sandbox = await startSandbox({ port: 0, speed: 0, insecureCallbacks: true, clientClock: 'sandbox', renderTimes: { seed: 1, spread: 0 } });
+		try {
+			const http = new CheckedHttp(sandbox.url, sandbox.keys.pro);
+			const start = sandbox.clock.now();
+			const created = await http.generate({ prompt: 'still', resolution: '720P', duration: 4, callbackUrl: receiver.url });
+			const id = (created.body as { id: string }).id;
+			await new Promise((resolve) => setTimeout(resolve, 50));
+			expect(sandbox.clock.now()).toBe(start);
+			const endsAt = sandbox.clock.nextAt();
+			expect(endsAt).toBe(sandbox.jobs.all.get(id)?.endsAt);
+			expect((await http.job(id)).body).toMatchObject({ status: 'queued' });
+			sandbox.clock.advance((endsAt ?? 0) - start);
+			expect((await http.job(id)).body).toMatchObject({ status: 'done' });
+			// The first delivery is due at the job's end: the next advance (even of nothing) sends it.
+			sandbox.clock.advance(0);
+			const [delivery] = await receiver.waitFor(1);
+			expect(Number(delivery.headers['webhook-timestamp']) * 1000).toBe(Math.floor((endsAt ?? 0) / 1000) * 1000);
+		} finally {
+			await sandbox.close();
 			await receiver.close();
 		}
 	});

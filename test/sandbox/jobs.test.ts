@@ -96,6 +96,16 @@ describe('sandbox jobs', () => {
 		expect(failed.body).toMatchObject({ status: 'failed', errorCode, creditsUsed: 0 });
 	});
 
+	it('keeps a job of scenario job-fails-timeout rendering for an hour, then fails it with timeout', async () => {
+		const created = await http.generate({ prompt: 'stuck [sandbox:job-fails-timeout]', resolution: '720P', duration: 4 });
+		const id = (created.body as { id: string }).id;
+		sandbox.clock.advance(120_000);
+		expect((await http.job(id)).body).toMatchObject({ status: expect.stringMatching(/queued|processing/) });
+		sandbox.clock.advance(3_600_000);
+		const failed = await untilFinished(id);
+		expect(failed.body).toMatchObject({ status: 'failed', errorCode: 'timeout', creditsUsed: 0 });
+	});
+
 	it('refuses uploads over the size limit, with a wrong type, a bad signature or after expiry', async () => {
 		const tooBig = await http.request('POST', '/api/upload', { body: { filename: 'a.png', contentType: 'image/png', size: sandbox.config.maxUploadBytes + 1 } });
 		expect(tooBig.status).toBe(413);
