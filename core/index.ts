@@ -7,6 +7,7 @@ export {
 	validateJobId,
 	validateUploadInput,
 	validateStreamedUpload,
+	isAcceptedCallbackUrl,
 	generationMode,
 	detectContentType,
 } from './validate';
@@ -37,4 +38,4 @@ export {
 } from './credentialCheck';
 export { redactSecrets, redactingTransport } from './redact';
 export { jobView, type JobView } from './jobView';
-export { planLimits, isLocalSandbox, normaliseBaseUrl, type PlanSetting } from './plans';
+export { planLimits, isLocalSandbox, normaliseBaseUrl, baseUrlProblem, type PlanSetting } from './plans';
