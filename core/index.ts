@@ -27,7 +27,7 @@ export { handleCallback, CALLBACK_LOOKUP_BUDGET_MS, type CallbackOutcome, type C
 export { DeliveryGuard, claimedOutcomeKey, type GuardedOutcome } from './deliveryGuard';
 export { jobFailedError, isTerminal } from './jobOutcome';
 export { BatchBook, BatchProgress, reconcileBatch } from './batchProgress';
-export { newIdempotencyKey, derivedIdempotencyKey, keyFingerprint } from './idempotency';
+export { newIdempotencyKey, derivedIdempotencyKey, keyFingerprint, canonicalJson } from './idempotency';
 export { createOmniVideoClient, type OmniVideoClient, type OmniVideoClientConfig } from './client';
 export {
 	checkCredentials,
