@@ -5,6 +5,7 @@ import {
 	DEFAULT_RESOLUTION,
 	canonicalJson,
 	derivedIdempotencyKey,
+	generationMode,
 	isAcceptedCallbackUrl,
 	isTerminal,
 	jobFailedError,
@@ -150,20 +151,28 @@ async function generate(ctx: Context, testing: boolean): Promise<JobOutput> {
 		attempt = waitpoint ? { callbackUrl: waitpoint.resumeUrl, waitpointId: waitpoint.id } : { callbackUrl: input.callbackUrl };
 		await ctx.store.put(storeKey, attempt);
 	}
-	const created = await client.generateVideo(
-		{ ...input, callbackUrl: attempt.callbackUrl },
-		{ idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: wait !== 'none' },
-	);
-	await ctx.store.put(storeKey, { ...attempt, jobId: created.job.id });
-	const extra = { mode: created.mode, idempotencyKey };
-	if (wait === 'none') return finished(ctx, created.job, extra, storeKey);
-	// A job that has already ended (an earlier attempt's, replayed) has no callback left to wait for.
-	if (attempt.waitpointId && !isTerminal(created.job)) {
-		ctx.run.waitForWaitpoint(attempt.waitpointId);
-		return jobOutput(created.job, { extra: { ...extra, waitedBy: 'callback' } });
+	const extra = { mode: generationMode(request), idempotencyKey };
+	let job: JobRecord;
+	let expectedJobMs = expectedMs;
+	if (attempt.jobId) {
+		// A retry of the step after its job was made: pick the job up; it may have ended meanwhile.
+		job = await client.getJob(attempt.jobId);
+	} else {
+		const created = await client.generateVideo(
+			{ ...input, callbackUrl: attempt.callbackUrl },
+			{ idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: wait !== 'none' },
+		);
+		job = created.job;
+		expectedJobMs = created.expectedMs;
+		await ctx.store.put(storeKey, { ...attempt, jobId: job.id });
 	}
-	const job = await poll(client, created.job, ctx, created.expectedMs);
-	return finished(ctx, job, { ...extra, waitedBy: 'polling' }, storeKey);
+	if (wait === 'none') return finished(ctx, job, extra, storeKey);
+	// Never pause for a job that has already ended: its callback has been sent already.
+	if (attempt.waitpointId && !isTerminal(job)) {
+		ctx.run.waitForWaitpoint(attempt.waitpointId);
+		return jobOutput(job, { extra: { ...extra, waitedBy: 'callback' } });
+	}
+	return finished(ctx, await poll(client, job, ctx, expectedJobMs), { ...extra, waitedBy: 'polling' }, storeKey);
 }
 
 export const generateVideo = createAction({
