@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
 import {
 	TransportFailure,
 	bodyFromText,
@@ -62,7 +63,7 @@ export async function send(request: HttpRequest, authHeaders: Record<string, str
 		response = await fetch(request.url, {
 			method: request.method,
 			headers: { ...headers, ...authHeaders },
-			body,
+			body: body as RequestInit['body'],
 			redirect: 'manual',
 			signal: active.length > 0 ? AbortSignal.any(active) : undefined,
 		});

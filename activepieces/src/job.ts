@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
 import { Property, type FilesService } from '@activepieces/pieces-framework';
 import { errorFromResponse, errorFromTransportFailure, jobView, TransportFailure, type JobRecord, type JobView } from '../../core';
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMockActionContext, StoreScope, type ActionContext, type InputPropertyMap, type Store } from '@activepieces/pieces-framework';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
 import { createAction, Property } from '@activepieces/pieces-framework';
 import { validateJobId } from '../../../core';
 import { omniVideoAuth } from '../auth';

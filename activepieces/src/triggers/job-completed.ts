@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
 import { createTrigger, Property, TriggerStrategy } from '@activepieces/pieces-framework';
 import type { CallbackOutcome } from '../../../core';
 import { omniVideoAuth } from '../auth';
