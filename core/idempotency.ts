@@ -21,3 +21,18 @@ export function derivedIdempotencyKey(...parts: Array<string | number>): string 
 export function keyFingerprint(apiKey: string, baseUrl: string): string {
 	return createHash('sha256').update(`${baseUrl}\u0000${apiKey}`).digest('hex').slice(0, 16);
 }
+
+/**
+ * JSON with sorted keys and undefined fields left out, so the same input gives the same text
+ * whatever order its fields come in: what a derived key hashes.
+ */
+export function canonicalJson(value: unknown): string {
+	if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+	if (value && typeof value === 'object') {
+		const entries = Object.entries(value as Record<string, unknown>)
+			.filter(([, v]) => v !== undefined)
+			.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+		return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+	}
+	return JSON.stringify(value ?? null);
+}

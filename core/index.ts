@@ -3,6 +3,7 @@ export * from './transport';
 export * from './errors';
 export { expectedRenderSeconds } from './estimate';
 export { validateGenerateInput, generationMode } from './validateGenerate';
+export { isAcceptedCallbackUrl } from './validateUrls';
 export { validateJobId } from './validateJobId';
 export { validateUploadInput, validateStreamedUpload } from './validateUpload';
 export { detectContentType } from './contentType';
@@ -26,7 +27,7 @@ export { handleCallback, CALLBACK_LOOKUP_BUDGET_MS, type CallbackOutcome, type C
 export { DeliveryGuard, claimedOutcomeKey, type GuardedOutcome } from './deliveryGuard';
 export { jobFailedError, isTerminal } from './jobOutcome';
 export { BatchBook, BatchProgress, reconcileBatch } from './batchProgress';
-export { newIdempotencyKey, derivedIdempotencyKey, keyFingerprint } from './idempotency';
+export { newIdempotencyKey, derivedIdempotencyKey, keyFingerprint, canonicalJson } from './idempotency';
 export { createOmniVideoClient, type OmniVideoClient, type OmniVideoClientConfig } from './client';
 export {
 	checkCredentials,
@@ -37,4 +38,4 @@ export {
 } from './credentialCheck';
 export { redactSecrets, redactingTransport } from './redact';
 export { jobView, type JobView } from './jobView';
-export { planLimits, isLocalSandbox, normaliseBaseUrl, type PlanSetting } from './plans';
+export { planLimits, isLocalSandbox, normaliseBaseUrl, baseUrlProblem, type PlanSetting } from './plans';

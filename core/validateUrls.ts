@@ -71,3 +71,15 @@ export function checkCallbackUrl(
 	});
 	return undefined;
 }
+
+/**
+ * Whether the service would take this address as a job's callback URL (the rule of
+ * checkCallbackUrl): a host that can pause a step until a callback asks this first, and waits
+ * by polling when the answer is no (a self-hosted instance on plain http cannot be called back).
+ */
+export function isAcceptedCallbackUrl(url: unknown, options: { allowInsecureLoopbackCallback?: boolean } = {}): boolean {
+	if (isBlank(url)) return false;
+	const problems: FieldProblem[] = [];
+	checkCallbackUrl(url, options.allowInsecureLoopbackCallback ?? false, problems);
+	return problems.length === 0;
+}

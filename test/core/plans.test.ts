@@ -1,4 +1,4 @@
-import { normaliseBaseUrl, planOfRateLimit } from '../../core';
+import { baseUrlProblem, normaliseBaseUrl, planOfRateLimit } from '../../core';
 
 describe('normaliseBaseUrl', () => {
 	it('keeps the address alone: spaces, trailing slashes and a pasted /api/v1 or /api go', () => {
@@ -27,5 +27,19 @@ describe('planOfRateLimit', () => {
 
 	it('names none for other values or no header', () => {
 		expect([undefined, '', '45', 'many'].map(planOfRateLimit)).toEqual([undefined, undefined, undefined, undefined]);
+	});
+});
+
+describe('baseUrlProblem', () => {
+	it('takes an https:// address alone, and http:// only for the sandbox on loopback', () => {
+		for (const good of ['https://api.omni.example', 'https://api.omni.example:8443', 'http://127.0.0.1:4010', 'http://localhost:4010']) {
+			expect(baseUrlProblem(good)).toBeUndefined();
+		}
+	});
+
+	it('says what to enter instead, for each kind of wrong address', () => {
+		expect(baseUrlProblem('api.omni.example')).toMatch(/address of your Omni Video API/);
+		expect(baseUrlProblem('https://gateway.example/omni')).toMatch(/without a path: https:\/\/gateway.example rather than/);
+		expect(baseUrlProblem('http://api.omni.example')).toMatch(/must start with https:\/\/ \(your key would travel unencrypted\)/);
 	});
 });

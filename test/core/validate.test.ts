@@ -3,6 +3,7 @@ import { ValidationError } from '../../core/errors';
 import { generationMode, validateGenerateInput } from '../../core/validateGenerate';
 import { validateJobId } from '../../core/validateJobId';
 import { validateUploadInput } from '../../core/validateUpload';
+import { isAcceptedCallbackUrl } from '../../core/validateUrls';
 import type { GenerateVideoInput } from '../../core/types';
 
 const good: GenerateVideoInput = { prompt: 'A red fox running through snow' };
@@ -149,5 +150,22 @@ describe('job id and upload validation', () => {
 		const mp4 = new Uint8Array([0, 0, 0, 0x18, ...[...'ftypisom'].map((c) => c.charCodeAt(0))]);
 		expect(validateUploadInput({ filename: 'a.mp4', contentType: 'video/mp4', data: mp4 }, 'video').contentType).toBe('video/mp4');
 		expect(() => validateUploadInput({ filename: 'a.mp4', contentType: 'video/mp4', data: mp4 }, 'image')).toThrow(ValidationError);
+	});
+});
+
+describe('isAcceptedCallbackUrl', () => {
+	it('accepts what the create would: https://, and http:// on loopback only when the caller allows it', () => {
+		expect(isAcceptedCallbackUrl('https://flows.example.com/v1/flow-runs/r1/waitpoints/w1')).toBe(true);
+		expect(isAcceptedCallbackUrl('http://127.0.0.1:8080/hook', { allowInsecureLoopbackCallback: true })).toBe(true);
+		for (const refused of ['http://127.0.0.1:8080/hook', 'http://flows.example.com/hook', 'flows.example.com', '', undefined]) {
+			expect(isAcceptedCallbackUrl(refused)).toBe(false);
+		}
+		expect(isAcceptedCallbackUrl('http://flows.internal:8080/hook', { allowInsecureLoopbackCallback: true })).toBe(false);
+	});
+
+	it('agrees with the create on every callback URL it refuses', () => {
+		for (const [, input, field] of badRequests) {
+			if (field === 'callbackUrl') expect(isAcceptedCallbackUrl(input.callbackUrl)).toBe(false);
+		}
 	});
 });

@@ -1,23 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Zapier app: n8n's rules for community nodes do not apply to it */
 import type { Bundle, ZObject } from 'zapier-platform-core';
-import { derivedIdempotencyKey, keyFingerprint, type GenerateVideoInput } from '../../core';
+import { canonicalJson, derivedIdempotencyKey, keyFingerprint, type GenerateVideoInput } from '../../core';
 import { connectionBaseUrl } from './connection';
 import { CONNECTION_SCOPE, connectionCache } from './cache';
 
 /** As long as the service keeps an Idempotency-Key (24 h): after that a replay creates anew. */
 const ATTEMPT_MEMORY_SECONDS = 24 * 3600;
-
-/** JSON with sorted keys, so the same input gives the same text in whatever order the fields come. */
-function canonical(value: unknown): string {
-	if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-	if (value && typeof value === 'object') {
-		const entries = Object.entries(value as Record<string, unknown>)
-			.filter(([, v]) => v !== undefined)
-			.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-		return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-	}
-	return JSON.stringify(value ?? null);
-}
 
 /**
  * The Idempotency-Key of a create, the same on every replay of the step.
@@ -42,7 +30,7 @@ export function replaySafeKey(action: string, bundle: Bundle): string {
 		keyFingerprint(apiKey, connectionBaseUrl(bundle.authData)),
 		zapId === undefined || zapId === null ? '' : String(zapId),
 		bundle.meta?.isLoadingSample ? 'sample' : 'run',
-		canonical(bundle.inputData),
+		canonicalJson(bundle.inputData),
 	);
 }
 

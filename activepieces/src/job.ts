@@ -1,0 +1,59 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
+import { Property, type FilesService } from '@activepieces/pieces-framework';
+import { errorFromResponse, errorFromTransportFailure, jobView, TransportFailure, type JobRecord, type JobView } from '../../core';
+
+/** A job as a step's output: core's view of it, plus what the step adds. */
+export type JobOutput = JobView & Record<string, unknown>;
+
+/**
+ * The largest video the piece stores as a flow file: Activepieces' cloud refuses files over 10 MB
+ * (a self-hosted instance sets its own limit, AP_MAX_FILE_SIZE_MB). Larger videos stay links.
+ */
+export const MAX_VIDEO_FILE_BYTES = 10 * 1024 * 1024;
+
+export const includeVideoFileProp = Property.Checkbox({
+	displayName: 'Include Video File',
+	description: `Also store the finished MP4 as a file of the run (up to ${MAX_VIDEO_FILE_BYTES / (1024 * 1024)} MB), for steps that take a file. The Video URL is there either way.`,
+	required: false,
+	defaultValue: false,
+});
+
+/**
+ * Downloads the video (without the key: the CDN is not the API) into a file of the run. A video
+ * over the limit is not downloaded: the error says so and names the job, whose URL still works.
+ */
+async function videoFile(files: FilesService, job: JobRecord): Promise<string> {
+	const url = job.resultUrls[0];
+	const tooLarge = (size: number) =>
+		new Error(
+			`The video of Omni Video job ${job.id} is ${(size / (1024 * 1024)).toFixed(1)} MB, over the ${MAX_VIDEO_FILE_BYTES / (1024 * 1024)} MB a run's file may hold. ` +
+				'Turn off Include Video File and use the Video URL (a rerun gets the same job, at no cost).',
+		);
+	let response: Response;
+	try {
+		response = await fetch(url, { redirect: 'follow' });
+	} catch (error) {
+		throw errorFromTransportFailure(new TransportFailure('other', String((error as Error)?.message ?? error)), { operation: 'download', jobId: job.id, nowMs: Date.now() });
+	}
+	if (!response.ok) throw errorFromResponse({ status: response.status, headers: {}, body: undefined }, { operation: 'download', jobId: job.id, nowMs: Date.now() });
+	const declared = Number(response.headers.get('content-length'));
+	if (declared > MAX_VIDEO_FILE_BYTES) {
+		await response.body?.cancel();
+		throw tooLarge(declared);
+	}
+	const chunks: Uint8Array[] = [];
+	let size = 0;
+	for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+		size += chunk.byteLength;
+		if (size > MAX_VIDEO_FILE_BYTES) throw tooLarge(size);
+		chunks.push(chunk);
+	}
+	return files.write({ fileName: `omni-video-${job.id}.mp4`, data: Buffer.concat(chunks) });
+}
+
+/** The job as output; a done job's video as a file of the run when asked for. */
+export async function jobOutput(job: JobRecord, options: { files?: FilesService; extra?: Record<string, unknown> } = {}): Promise<JobOutput> {
+	const output: JobOutput = { ...jobView(job), ...options.extra };
+	if (options.files && job.status === 'done' && job.resultUrls[0]) output.videoFile = await videoFile(options.files, job);
+	return output;
+}

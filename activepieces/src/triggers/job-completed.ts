@@ -1,0 +1,97 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
+import { createTrigger, Property, TriggerStrategy } from '@activepieces/pieces-framework';
+import type { CallbackOutcome } from '../../../core';
+import { omniVideoAuth } from '../auth';
+import { connectionOf, inStepTerms, omniVideoClient } from '../host';
+import { includeVideoFileProp, jobOutput } from '../job';
+
+const SAMPLE = {
+	jobId: 'job_8f3a2c1d9e7b4a60',
+	status: 'done',
+	videoUrl: 'https://cdn.omni-video.example/omni/acct_1/job_8f3a2c1d9e7b4a60/output.mp4',
+	resultUrls: ['https://cdn.omni-video.example/omni/acct_1/job_8f3a2c1d9e7b4a60/output.mp4'],
+	progress: 100,
+	creditsQueued: 16,
+	creditsUsed: 16,
+	createdAt: '2026-11-22T09:30:00.000Z',
+	completedAt: '2026-11-22T09:31:02.000Z',
+	confirmedBy: 'signature',
+	deliveryId: 'msg_2f1c0b9e',
+};
+
+/** The body exactly as sent (the signature covers these bytes), when Activepieces kept it. */
+function rawBodyOf(payload: { body: unknown; rawBody?: unknown }): string {
+	if (typeof payload.rawBody === 'string') return payload.rawBody;
+	if (Buffer.isBuffer(payload.rawBody)) return payload.rawBody.toString('utf8');
+	return JSON.stringify(payload.body ?? {});
+}
+
+/**
+ * A callback Activepieces already answered (it answers a webhook before the flow runs), so a
+ * refused one cannot be sent back: the flow just does not start. Only a callback that could not
+ * be confirmed in time fails the trigger, so that the run history shows the job to look up.
+ */
+function refusal(outcome: Extract<CallbackOutcome, { accepted: false }>): never[] {
+	if (outcome.status === 503) {
+		throw new Error(`Omni Video callback not confirmed: ${outcome.reason} Look the job up with Get Job.`);
+	}
+	return [];
+}
+
+export const jobCompleted = createTrigger({
+	auth: omniVideoAuth,
+	name: 'job_completed',
+	displayName: 'Job Completed',
+	description: "Starts the flow when an Omni Video job finishes or fails, for jobs created with this trigger's webhook URL as their Callback URL.",
+	type: TriggerStrategy.WEBHOOK,
+	props: {
+		instructions: Property.MarkDown({
+			value:
+				"Copy this trigger's webhook URL into the **Callback URL** of a Generate Video step set to *Don't wait* (in another flow), or send it as `callbackUrl` when you create jobs from your own code. Omni Video must reach it over https://. Each finished job starts this flow once.",
+		}),
+		outcome: Property.StaticDropdown({
+			displayName: 'Outcome',
+			description: 'Which finished jobs start the flow.',
+			required: false,
+			defaultValue: 'any',
+			options: { options: [{ label: 'Done or failed', value: 'any' }, { label: 'Done only', value: 'done' }, { label: 'Failed only', value: 'failed' }] },
+		}),
+		includeVideoFile: includeVideoFileProp,
+	},
+	sampleData: SAMPLE,
+	// The URL is given to Omni Video per job, not registered with it: nothing to set up or remove.
+	async onEnable() {
+		return;
+	},
+	async onDisable() {
+		return;
+	},
+	/**
+	 * Starts the flow only for a callback that is real (signed with the connection's secret, or
+	 * confirmed by looking the job up with its key), of the chosen outcome, and not seen before.
+	 */
+	async run(ctx) {
+		return inStepTerms(async () => {
+			const connection = connectionOf(ctx.auth);
+			const { client } = omniVideoClient(connection);
+			const outcome = await client.handleCallback({
+				headers: ctx.payload.headers,
+				rawBody: rawBodyOf(ctx.payload),
+				secret: connection.webhookSecret?.trim() || undefined,
+			});
+			if (!outcome.accepted) return refusal(outcome);
+			const wanted = ctx.propsValue.outcome ?? 'any';
+			if (wanted !== 'any' && outcome.job.status !== wanted) return [];
+			// The service delivers again until answered, and replays happen: each delivery starts the flow once.
+			const seenKey = `omni-video:delivery:${outcome.deliveryId}`;
+			if (await ctx.store.get(seenKey)) return [];
+			await ctx.store.put(seenKey, true);
+			const files = ctx.propsValue.includeVideoFile ? ctx.files : undefined;
+			return [await jobOutput(outcome.job, { files, extra: { confirmedBy: outcome.confirmedBy, deliveryId: outcome.deliveryId } })];
+		});
+	},
+	// The API cannot list finished jobs: the builder's test shows what a delivery looks like.
+	async test() {
+		return [SAMPLE];
+	},
+});
