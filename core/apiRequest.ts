@@ -1,6 +1,7 @@
 import { RESPONSE_TOO_LARGE, type ClientContext, type HttpMethod, type HttpResponse, type AbortSignalLike } from './transport';
 import type { RateLimiter, RequestPriority } from './limiter';
 import type { RenderCalibration } from './renderCalibration';
+import type { EndedJobs } from './endedJobs';
 import { sleepUnlessCancelled, throwIfAborted } from './cancellation';
 import { TransportFailure } from './errors';
 import { settle } from './settle';
@@ -46,6 +47,8 @@ export interface ApiRuntime extends ClientContext {
 	limiter: RateLimiter;
 	/** How this key's jobs really take compared with their estimates (see RenderCalibration). */
 	calibration: RenderCalibration;
+	/** Jobs of this key seen ended in this process (see EndedJobs). */
+	endedJobs: EndedJobs;
 }
 
 /** What to do after one attempt that got no 2xx: wait and try again, or give up with an error. */

@@ -106,6 +106,12 @@ export async function reconcileBatch(
 ): Promise<void> {
 	const taken = progress.takeInDoubt(runtime.clock.now());
 	for (const [index, jobId] of taken.entries()) {
+		// Seen ended in this process already (e.g. looked up to free its slot while the batch was created).
+		const known = runtime.endedJobs.recall(jobId);
+		if (known) {
+			progress.record(known, runtime.clock.now());
+			continue;
+		}
 		const looked = await settle(getJob(runtime, jobId, { deadlineAtMs: options.deadlineAtMs }));
 		if (!looked.ok) {
 			// Not looked at after all: the next callback takes these again.

@@ -4,6 +4,7 @@ import { parseJob } from './parseJob';
 import { verifyWebhookSignature } from './signature';
 import { getJob } from './getJob';
 import { isTerminal } from './jobOutcome';
+import { jobSeenEnded } from './endedJobs';
 import { NotFoundError, RateLimitError, isOmniVideoError } from './errors';
 import { settle } from './settle';
 
@@ -110,7 +111,7 @@ export async function handleCallback(
 			jobId: job.id,
 		};
 	}
-	runtime.limiter.jobEnded(job.id);
+	jobSeenEnded(runtime, job);
 	return { accepted: true, job, confirmedBy, deliveryId: deliveryId ?? `${job.id}:${job.status}` };
 }
 

@@ -3,6 +3,7 @@ import type { ClientContext } from './transport';
 import type { GenerateVideoInput, JobRecord, PlanLimits, StreamedUploadInput, UploadImageInput } from './types';
 import { sharedLimiter } from './limiter';
 import { sharedCalibration } from './renderCalibration';
+import { sharedEndedJobs } from './endedJobs';
 import { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './generateVideo';
 import { getJob, type GetJobOptions } from './getJob';
 import { uploadImage, uploadStream, type UploadOptions, type UploadedFile } from './uploadImage';
@@ -42,6 +43,7 @@ export function createOmniVideoClient(config: OmniVideoClientConfig): OmniVideoC
 		random: config.random,
 		limiter: sharedLimiter(config.limiterKey, config.limits, config.clock, config.sleep),
 		calibration: sharedCalibration(config.limiterKey),
+		endedJobs: sharedEndedJobs(config.limiterKey),
 	};
 	return {
 		runtime,

@@ -7,6 +7,7 @@ import { isJobBody, parseJob } from './parseJob';
 import { TransportError } from './errors';
 import { expectedRenderSeconds, slotHoldMs } from './estimate';
 import { newIdempotencyKey } from './idempotency';
+import { getJob } from './getJob';
 
 export interface GenerateVideoOptions {
 	/** Reuse one key per input item across your own retries; a fresh one is made otherwise. */
@@ -54,7 +55,12 @@ export async function generateVideo(
 	const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey(runtime.random);
 	const estimateMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;
 	const expectedMs = options.expectedMs !== undefined && options.expectedMs > 0 ? options.expectedMs : estimateMs;
-	const slot = await runtime.limiter.acquireJobSlot({ signal: options.signal, deadlineAtMs: options.deadlineAtMs });
+	const watched = options.watched ?? false;
+	const slot = await runtime.limiter.acquireJobSlot({
+		signal: options.signal,
+		deadlineAtMs: options.deadlineAtMs,
+		lookUp: (jobId) => getJob(runtime, jobId, { signal: options.signal, deadlineAtMs: options.deadlineAtMs }),
+	});
 	let created = false;
 	try {
 		const response = await callApi(runtime, {
@@ -69,7 +75,7 @@ export async function generateVideo(
 		const job = readCreatedJob(response.body, idempotencyKey);
 		if (job.status !== 'done' && job.status !== 'failed') {
 			const now = runtime.clock.now();
-			slot.bind(job.id, now + expectedMs, now + slotHoldMs(expectedMs, estimateMs, options.watched ?? false));
+			slot.bind(job.id, now + expectedMs, now + slotHoldMs(expectedMs, estimateMs, watched), watched);
 			created = true;
 		}
 		return {

@@ -5,6 +5,8 @@ import type { JobRecord } from './types';
 import type { RequestPriority } from './limiter';
 import { parseJob } from './parseJob';
 import { validateJobId } from './validateJobId';
+import { isTerminal } from './jobOutcome';
+import { jobSeenEnded } from './endedJobs';
 
 /** The job path for an opaque id (ids are never parsed, only encoded). */
 export function jobPath(jobId: string): string {
@@ -36,6 +38,6 @@ export async function getJob(
 		priority: options.priority,
 	});
 	const job = parseJob(response.body, id);
-	if (job.status === 'done' || job.status === 'failed') runtime.limiter.jobEnded(job.id);
+	if (isTerminal(job)) jobSeenEnded(runtime, job);
 	return job;
 }

@@ -1,7 +1,7 @@
 import type { AbortSignalLike, Clock, Sleep } from './transport';
 import type { PlanLimits } from './types';
 import { RequestWindows, type RequestPriority } from './requestWindows';
-import { JobSlots, type JobSlot } from './jobSlots';
+import { JobSlots, type JobSlot, type SlotTurnOptions } from './jobSlots';
 
 export type { JobSlot } from './jobSlots';
 export type { RequestPriority } from './requestWindows';
@@ -48,8 +48,13 @@ export class RateLimiter {
 	}
 
 	/** Waits until one more job fits the concurrency limit, then reserves its place. */
-	acquireJobSlot(options: TurnOptions = {}): Promise<JobSlot> {
+	acquireJobSlot(options: SlotTurnOptions = {}): Promise<JobSlot> {
 		return this.slots.acquire(options);
+	}
+
+	/** Something in this process now polls the job and will report its end. */
+	watchingJob(jobId: string): void {
+		this.slots.watching(jobId);
 	}
 
 	/** A job was seen finished (lookup or confirmed callback): its place is free again. */

@@ -44,6 +44,8 @@ export async function waitForJob(
 	const givenMs = options.expectedMs ?? UNKNOWN_EXPECTED_MS;
 	const expectedMs = runtime.calibration.calibrated(givenMs);
 	let progress: number | undefined;
+	// This loop will see the job end: creates waiting for its slot need not look it up too.
+	runtime.limiter.watchingJob(jobId);
 
 	for (let attempt = 0; ; attempt++) {
 		const now = clock.now();

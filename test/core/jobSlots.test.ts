@@ -1,0 +1,56 @@
+import { closeCoreSandboxes, coreSandbox, refused429 } from '../support/coreHarness';
+
+afterEach(closeCoreSandboxes);
+
+const ONE_AT_A_TIME = { requestsPerMinute: 60, requestsPerHour: 1_000, concurrentJobs: 1 };
+/** 720P, 4 s: core expects 30 s, the sandbox renders it in its typical 34.8 s. */
+const SMALL = { resolution: '720P', duration: 4 } as const;
+
+describe('job slots held by jobs nobody here watches', () => {
+	it("looks an overdue Don't Wait job up instead of waiting out its whole hold before the next create", async () => {
+		const { time, sandbox, sent, client } = await coreSandbox({ limits: ONE_AT_A_TIME });
+		const first = await time.run(client.generateVideo({ prompt: 'first', ...SMALL }));
+		await time.run(client.generateVideo({ prompt: 'second', ...SMALL }));
+		const firstJob = sandbox.jobs.all.get(first.job.id)!;
+		const [, secondCreate] = sent.creates();
+		// Without the lookup the second create waits for the first job's hold: 95 s after its create.
+		// With it, the create follows the first job's end within one lookup interval (10 s).
+		expect(secondCreate.at).toBeGreaterThanOrEqual(firstJob.endsAt);
+		expect(secondCreate.at - firstJob.endsAt).toBeLessThanOrEqual(10_000);
+		// A look at its expected end (30 s, still rendering), then one 10 s later (ended).
+		expect(sent.lookups().map((request) => request.url)).toEqual([
+			expect.stringContaining(first.job.id),
+			expect.stringContaining(first.job.id),
+		]);
+		expect(refused429(sandbox)).toHaveLength(0);
+	});
+
+	it('spends no lookup on a job this process watches: its end frees the slot when seen', async () => {
+		const { time, sandbox, sent, client } = await coreSandbox({ limits: ONE_AT_A_TIME });
+		const first = await time.run(client.generateVideo({ prompt: 'watched', ...SMALL }, { watched: true }));
+		const next = client.generateVideo({ prompt: 'next', ...SMALL });
+		// Well past its expected end (30 s) and its real end (34.8 s): the waiting create looks nothing up.
+		await time.advance(60_000);
+		expect(sent.lookups()).toHaveLength(0);
+		expect(sent.creates()).toHaveLength(1);
+		// Whoever watches it (a poller, a callback) sees it ended: the waiting create goes at once.
+		const seenAt = time.clock.now();
+		const [seen] = await time.run(Promise.all([client.getJob(first.job.id), next]));
+		expect(seen.status).toBe('done');
+		expect(sent.lookups()).toHaveLength(1);
+		expect(sent.creates()[1].at - seenAt).toBeLessThanOrEqual(1_000);
+		expect(refused429(sandbox)).toHaveLength(0);
+	});
+
+	it('counts a polled job as watched once its poller starts, though it was created unwatched', async () => {
+		const { time, sent, client } = await coreSandbox({ limits: ONE_AT_A_TIME });
+		const first = await time.run(client.generateVideo({ prompt: 'polled', ...SMALL }));
+		const next = client.generateVideo({ prompt: 'next', ...SMALL });
+		const [done] = await time.run(Promise.all([client.waitForJob(first.job.id, { expectedMs: first.expectedMs }), next]));
+		expect(done.status).toBe('done');
+		// Every lookup is the poller's: none two at one instant, and none after the job was seen done.
+		const times = sent.lookups().map((request) => request.at);
+		expect(new Set(times).size).toBe(times.length);
+		expect(sent.lookups().at(-1)?.response?.body).toMatchObject({ status: 'done' });
+	});
+});
