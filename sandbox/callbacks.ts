@@ -17,6 +17,8 @@ export interface CallbackAttempt {
 	attempt: number;
 	at: string;
 	status?: number;
+	/** The start of the receiver's answer (for a refusal: why), as evidence for tests. */
+	answer?: string;
 	error?: string;
 	outcome: 'delivered' | 'retrying' | 'stopped-by-410' | 'gave-up';
 }
@@ -95,7 +97,7 @@ export class Callbacks {
 				},
 				body: delivery.body,
 			});
-			await response.arrayBuffer().catch(() => undefined);
+			record.answer = (await response.text().catch(() => '')).slice(0, 200);
 			record.status = response.status;
 			if (response.status >= 200 && response.status < 300) {
 				record.outcome = 'delivered';

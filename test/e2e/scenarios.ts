@@ -3,6 +3,9 @@
  * production webhooks), the sandbox's real callbacks, and returns one line of evidence.
  */
 import { standardWebhookSignature } from '../../sandbox/signing';
+import { typicalRenderSeconds } from '../../sandbox/renderTimes';
+import { SPEED } from './environment';
+import { DEFAULT_DURATION_SECONDS, DEFAULT_RESOLUTION, type Resolution } from '../../core/types';
 import {
 	apiRequestsSince,
 	check,
@@ -26,6 +29,13 @@ export interface Scenario {
 }
 
 const FAST = { expectedRenderSeconds: 1 };
+/**
+ * The node told how long the sped-up sandbox really renders a job of this size (720P, 4 s unless
+ * given), as a user tells it of their account's times: slot holds and first looks then run on the
+ * sandbox's scale. Left at its real-time default, a Don't Wait job of one check holds a slot for
+ * 95 real seconds after it ended in 3.5, and the next Wait for Callback parks late.
+ */
+const onSandboxScale = (resolution: Resolution = '720P', duration = 4) => ({ expectedRenderSeconds: Math.ceil(typicalRenderSeconds(resolution, duration) / SPEED) });
 let serial = 0;
 const uniquePath = (name: string) => `e2e-${name}-${Date.now().toString(36)}-${serial++}`;
 
@@ -121,7 +131,7 @@ export const SCENARIOS: Scenario[] = [
 				'binary-image',
 				[
 					httpGetFile('Download Image', context.pngUrl),
-					omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: 'The frame comes alive', source: 'binaryImage', binaryPropertyName: 'data', waitMode: 'dontWait' }, context.credentials.signed),
+					omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: 'The frame comes alive', source: 'binaryImage', binaryPropertyName: 'data', waitMode: 'dontWait', options: onSandboxScale(DEFAULT_RESOLUTION, DEFAULT_DURATION_SECONDS) }, context.credentials.signed),
 				],
 				[{}],
 			);
@@ -232,7 +242,7 @@ export const SCENARIOS: Scenario[] = [
 	{
 		name: 'trigger-answers-within-2s-while-key-saturated',
 		async run(context) {
-			const { url } = await activeTrigger(context, 'pro');
+			const { workflowId, url } = await activeTrigger(context, 'pro');
 			// Forty lookups of finished jobs by another workflow on the same key, at Pro's pace.
 			const ids: string[] = [];
 			for (let i = 0; i < 4; i++) ids.push(await createJob(context, { prompt: `Batch item ${i}` }));
@@ -249,10 +259,13 @@ export const SCENARIOS: Scenario[] = [
 			const started = Date.now();
 			const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': `msg_${target}`, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) }, body, signal: AbortSignal.timeout(150_000) });
 			const answeredMs = Date.now() - started;
+			const answer = (await response.json().catch(() => ({}))) as { started?: boolean };
 			await executionWith(context, busyId, ['success', 'error'], 300_000);
-			check(response.status === 200, `callback answered ${response.status}`);
+			const triggered = await executionWith(context, workflowId, ['success', 'error'], 60_000);
+			check(response.status === 200 && answer.started === true, `callback answered ${response.status} ${JSON.stringify(answer)}`);
 			check(answeredMs <= 2000, `callback answered after ${seconds(answeredMs)} (2 s at most) while 40 lookups ran on the key`);
-			return `callback answered in ${seconds(answeredMs)} while 40 lookups ran on the same key`;
+			check(outputOf(triggered, 'Omni Video Trigger')[0]?.json.jobId === target, `the trigger's execution is not for job ${target}`);
+			return `callback answered in ${seconds(answeredMs)} (started: true, one execution for job ${target}) while 40 lookups ran on the same key`;
 		},
 	},
 	{
@@ -363,9 +376,14 @@ export async function waitForCallback(context: Context, name: string, rows: numb
 	const workflowId = await createActiveWorkflow(
 		context,
 		webhookWorkflow(`e2e: ${name}`, path, [
-			omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'callback', options: {} }, context.credentials[credential]),
+			omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'callback', options: onSandboxScale() }, context.credentials[credential]),
 		]),
 	);
+	// The batch fits the plan's free slots: earlier checks' jobs have ended (the node looks up those
+	// it did not watch before it waits for their slots). A batch larger than the free slots parks
+	// only after its last create, and the first callbacks meet n8n's 409 "running already" until
+	// then: the cost measured by test/n8n/waitForCallbackQueue.test.ts and the bench.
+	for (const id of context.sandbox.jobs.all.keys()) await waitJobDone(context, id);
 	const from = context.sandbox.journal.length;
 	const started = Date.now();
 	await postRows(context, path, Array.from({ length: rows }, (_, i) => ({ prompt: `Waiting item ${i + 1}` })));
@@ -375,15 +393,21 @@ export async function waitForCallback(context: Context, name: string, rows: numb
 	if (wasParked && onParked) await onParked(parked.id);
 	const finished = await executionWith(context, workflowId, ['success', 'error', 'crashed'], 300_000);
 	const items = outputOf(finished, 'Generate Video');
-	const requests = apiRequestsSince(context.sandbox, from);
 	const jobIds = items.map((item) => String(item.json.jobId));
+	// Lookups of jobs from earlier checks (Don't Wait jobs past their expected end that still held
+	// the plan's slots) are the key's cost of starting this batch, not of its jobs: shown apart.
+	const isEarlierJob = (path: string) => path.startsWith('/api/v1/jobs/') && !jobIds.some((id) => path === `/api/v1/jobs/${encodeURIComponent(id)}`);
+	const sinceStart = apiRequestsSince(context.sandbox, from);
+	const requests = sinceStart.filter((entry) => !isEarlierJob(entry.path));
+	const earlierLookups = sinceStart.length - requests.length;
 	const attempts = context.sandbox.callbackAttempts.filter((attempt) => jobIds.includes(attempt.jobId));
 	const lastEnd = Math.max(...jobIds.map((id) => realTimeOf(context, new Date(context.sandbox.jobs.all.get(id)?.endsAt ?? 0).toISOString())));
 	const resumeDelay = Date.parse(finished.stoppedAt ?? '') - lastEnd;
 	const retried = attempts.filter((attempt) => attempt.attempt > 1).length;
 	const answers = attempts.map((attempt) => attempt.status ?? attempt.error ?? '?').join(',');
+	const refusals = [...new Set(attempts.filter((attempt) => attempt.status !== 200).map((attempt) => `${attempt.status ?? attempt.error}: ${attempt.answer ?? ''}`.slice(0, 120)))];
 	const perJob = requests.length / rows;
-	const evidence = `${rows} item(s), ${credential}: parked=${wasParked}, ${describeRequests(requests)} = ${perJob.toFixed(1)} per job, ${attempts.length} deliveries (${retried} retries; answers ${answers}), resumed ${seconds(resumeDelay)} after the last job ended; ${seconds(Date.now() - started)} in all`;
+	const evidence = `${rows} item(s), ${credential}: parked=${wasParked}, ${describeRequests(requests)} = ${perJob.toFixed(1)} per job (+${earlierLookups} lookups of earlier checks' jobs holding slots), ${attempts.length} deliveries (${retried} retries; answers ${answers}), resumed ${seconds(resumeDelay)} after the last job ended; ${seconds(Date.now() - started)} in all${refusals.length ? `; refusals: ${refusals.join(' | ')}` : ''}`;
 	check(wasParked, `the execution was not parked (status ${parked.status}): ${evidence}`);
 	check(finished.status === 'success', `execution ${finished.status}: ${errorOf(finished, 'Generate Video')?.message}; ${evidence}`);
 	check(items.length === rows && items.every((item) => item.json.status === 'done'), `items: ${items.map((item) => String(item.json.status)).join(',')}; ${evidence}`);
