@@ -11,7 +11,7 @@ import {
 	type GenerationMode,
 	type Resolution,
 	type StreamedUploadInput,
-	type UploadImageInput,
+	type UploadFileInput,
 } from './types';
 import { ValidationError, type FieldProblem } from './errors';
 
@@ -362,9 +362,9 @@ const EXTENSIONS: Record<string, string> = {
 
 /** Checks a file for upload: not empty, a supported type (declared or detected, and agreeing). */
 export function validateUploadInput(
-	input: UploadImageInput,
+	input: UploadFileInput,
 	kind: 'image' | 'video' = 'image',
-): UploadImageInput {
+): UploadFileInput {
 	requireObject(input, 'Upload Image', '{ "data": <the file\'s bytes>, "filename": "photo.png" }');
 	const { filename, contentType } = checkUploadFile(input, input.data, kind);
 	return { filename, contentType, data: input.data };

@@ -80,7 +80,7 @@ export async function uploadFileField(z: ZObject, client: OmniVideoClient, value
 	const body = response.body as unknown as Readable;
 	if (!Number.isInteger(size) || size < 0) {
 		const data = new Uint8Array(await response.buffer());
-		return client.uploadImage({ filename, contentType: detectContentType(data) ?? (declared || 'application/octet-stream'), data }, upload);
+		return client.uploadFile({ filename, contentType: detectContentType(data) ?? (declared || 'application/octet-stream'), data }, upload);
 	}
 	const { head, whole } = await splitHead(body);
 	return client.uploadStream(

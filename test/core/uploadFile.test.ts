@@ -3,10 +3,10 @@ import { ValidationError } from '../../core/errors';
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
 
-describe('uploadImage', () => {
+describe('uploadFile', () => {
 	it('gets a ticket, then PUTs the bytes with the ticket headers and no Authorization', async () => {
 		const { time, api, client } = fakeClient();
-		const uploaded = await time.run(client.uploadImage({ filename: 'frame.png', contentType: 'image/png', data: PNG }));
+		const uploaded = await time.run(client.uploadFile({ filename: 'frame.png', contentType: 'image/png', data: PNG }));
 		expect(uploaded).toMatchObject({ fileUrl: 'https://storage.omni.test/files/abc.png', contentType: 'image/png', size: PNG.byteLength });
 		const [ticket, put] = api.requests;
 		expect(ticket).toMatchObject({ method: 'POST', viaApi: true, body: { filename: 'frame.png', contentType: 'image/png', size: 11 } });
@@ -17,7 +17,7 @@ describe('uploadImage', () => {
 
 	it('refuses a file that is not an image before any request', async () => {
 		const { time, api, client } = fakeClient();
-		const error = await time.run(client.uploadImage({ filename: 'a.txt', contentType: 'text/plain', data: new Uint8Array([1]) })).catch((e: unknown) => e);
+		const error = await time.run(client.uploadFile({ filename: 'a.txt', contentType: 'text/plain', data: new Uint8Array([1]) })).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(ValidationError);
 		expect(api.requests).toHaveLength(0);
 	});
@@ -26,6 +26,6 @@ describe('uploadImage', () => {
 		const { time, api, client } = fakeClient();
 		api.script.push({ response: { status: 200, headers: {}, body: { uploadUrl: 'https://s/put', fileUrl: 'https://s/f' } } });
 		api.script.push({ response: { status: 403, headers: {}, body: 'expired' } });
-		await expect(time.run(client.uploadImage({ filename: 'f.png', contentType: 'image/png', data: PNG }))).rejects.toMatchObject({ status: 403 });
+		await expect(time.run(client.uploadFile({ filename: 'f.png', contentType: 'image/png', data: PNG }))).rejects.toMatchObject({ status: 403 });
 	});
 });
