@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- the Zapier app: n8n's rules for community nodes do not apply to it */
 import type { BeforeRequestMiddleware, Bundle, ZObject } from 'zapier-platform-core';
 import {
 	StreamBody,
