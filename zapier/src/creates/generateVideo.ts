@@ -31,9 +31,9 @@ type Submitted = JobOutput & { includeVideoFile?: boolean };
 
 /** The job as the step's output, with the video as a file when asked for and ready. */
 function finished(z: ZObject, job: JobRecord, submitted: Partial<Submitted>): JobOutput {
-	const extra: Record<string, unknown> = submitted.includeVideoFile ? videoFileOutput(z, job) : {};
+	const extra: Record<string, unknown> = {};
 	for (const key of ['mode', 'submittedAt'] as const) if (submitted[key] !== undefined) extra[key] = submitted[key];
-	return jobOutput(job, extra);
+	return jobOutput(job, { ...extra, ...(submitted.includeVideoFile ? videoFileOutput(z, job) : {}) });
 }
 
 /** Polls until the step's deadline draws near; returns the job as it stands then, or throws if it failed. */

@@ -11,10 +11,12 @@ import type { GenerateInput } from './generateVideoFields';
 
 const PENDING_UPLOAD = 'https://upload.pending.invalid/file';
 
+/** A yes/no field as Zapier hands it: a boolean, or its text. */
 export function isYes(value: unknown): boolean {
 	return value === true || value === 'true' || value === 'yes';
 }
 
+/** A field left empty (or only spaces) counts as not given. */
 export function blankToUndefined(value: unknown): string | undefined {
 	const text = typeof value === 'string' ? value.trim() : '';
 	return text === '' ? undefined : text;
