@@ -42,14 +42,14 @@ interface ClientLibraryError {
 	message?: unknown;
 }
 
-const KIND_OF_CODE: Record<string, TransportFailureKind> = {
-	ECONNREFUSED: 'refused',
-	ECONNABORTED: 'timeout',
-	ETIMEDOUT: 'timeout',
-	ECONNRESET: 'reset',
-	EPIPE: 'reset',
-	ERR_CANCELED: 'aborted',
-};
+const KIND_OF_CODE = new Map<string, TransportFailureKind>([
+	['ECONNREFUSED', 'refused'],
+	['ECONNABORTED', 'timeout'],
+	['ETIMEDOUT', 'timeout'],
+	['ECONNRESET', 'reset'],
+	['EPIPE', 'reset'],
+	['ERR_CANCELED', 'aborted'],
+]);
 
 /**
  * How a request of a client library (axios, node-fetch, undici, n8n's helpers) failed, from its
@@ -57,20 +57,23 @@ const KIND_OF_CODE: Record<string, TransportFailureKind> = {
  */
 export function transportFailureKind(error: unknown): TransportFailureKind {
 	const source = (error ?? {}) as ClientLibraryError;
-	const code = String(source.code ?? source.cause?.code ?? '');
-	if (KIND_OF_CODE[code]) return KIND_OF_CODE[code];
+	const byCode = KIND_OF_CODE.get(String(source.code ?? source.cause?.code ?? ''));
+	if (byCode) return byCode;
 	if (source.type === 'request-timeout') return 'timeout';
 	if (source.name === 'AbortError') return 'aborted';
 	return /socket hang up/i.test(String(source.message)) ? 'reset' : 'other';
 }
 
+/** A fetch `Headers` (node-fetch's too), as far as reading it goes. */
+interface FetchHeaders {
+	forEach(callback: (value: string, name: string) => void): void;
+}
+
 /** Headers of a response, as a plain object or a fetch `Headers`, with names in lower case. */
-export function lowerCaseHeaders(
-	headers: Record<string, unknown> | { forEach(callback: (value: string, name: string) => void): void } | undefined,
-): Record<string, string> {
+export function lowerCaseHeaders(headers: Record<string, unknown> | FetchHeaders | undefined): Record<string, string> {
 	const out: Record<string, string> = {};
 	if (typeof headers?.forEach === 'function') {
-		(headers as { forEach(callback: (value: string, name: string) => void): void }).forEach((value, name) => {
+		(headers as FetchHeaders).forEach((value, name) => {
 			out[name.toLowerCase()] = value;
 		});
 		return out;

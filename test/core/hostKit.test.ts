@@ -120,6 +120,7 @@ describe('how a client library request failed, from its real errors', () => {
 	it('anything else', () => {
 		expect(transportFailureKind(new Error('certificate has expired'))).toBe('other');
 		expect(transportFailureKind(undefined)).toBe('other');
+		expect(transportFailureKind({ code: 'constructor' })).toBe('other');
 	});
 });
 
