@@ -41,7 +41,7 @@ export function coreClientOn(setup: BatchSetup): OmniVideoClient {
 	const { sandbox } = setup;
 	return createOmniVideoClient({
 		baseUrl: sandbox.url,
-		transport: createAxiosTransport({ baseUrl: sandbox.url, apiKey: setup.apiKey }),
+		transport: createAxiosTransport({ apiKey: setup.apiKey }),
 		clock: { now: () => sandbox.clock.now() },
 		sleep: sandboxSleep(setup.speed),
 		random: mathRandom,

@@ -1,16 +1,18 @@
 import type { ApiRuntime } from './apiRequest';
 import type { ClientContext } from './transport';
-import type { GenerateVideoInput, JobRecord, PlanLimits, StreamedUploadInput, UploadImageInput } from './types';
+import type { GenerateVideoInput, JobRecord, PlanLimits, StreamedUploadInput, UploadFileInput } from './types';
 import { sharedLimiter } from './limiter';
 import { sharedCalibration } from './renderCalibration';
 import { sharedEndedJobs } from './endedJobs';
 import { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './generateVideo';
 import { getJob, type GetJobOptions } from './getJob';
-import { uploadImage, uploadStream, type UploadOptions, type UploadedFile } from './uploadImage';
+import { uploadFile, uploadStream, type UploadOptions, type UploadedFile } from './uploadFile';
 import { waitForJob, type WaitForJobOptions } from './waitForJob';
 import { handleCallback, type CallbackOutcome, type CallbackRequest } from './callback';
 import { checkCredentials, type CredentialCheck } from './credentialCheck';
 import { redactingTransport } from './redact';
+import { keyOnlyForApi } from './hostKit';
+import { reconcileBatch, type BatchProgress } from './batchProgress';
 
 export interface OmniVideoClientConfig extends ClientContext {
 	limits: PlanLimits;
@@ -21,23 +23,27 @@ export interface OmniVideoClientConfig extends ClientContext {
 }
 
 export interface OmniVideoClient {
+	/** What the methods run on, for core's own tests; hosts use the methods. */
 	readonly runtime: ApiRuntime;
 	generateVideo(input: GenerateVideoInput, options?: GenerateVideoOptions): Promise<GeneratedJob>;
 	getJob(jobId: string, options?: GetJobOptions): Promise<JobRecord>;
-	uploadImage(input: UploadImageInput, options?: UploadOptions): Promise<UploadedFile>;
+	uploadFile(input: UploadFileInput, options?: UploadOptions): Promise<UploadedFile>;
 	/** Uploads a file as it is read from its source (see uploadStream). */
 	uploadStream(input: StreamedUploadInput, options?: UploadOptions): Promise<UploadedFile>;
 	waitForJob(jobId: string, options?: WaitForJobOptions): Promise<JobRecord>;
 	handleCallback(request: CallbackRequest): Promise<CallbackOutcome>;
+	/** Looks up a callback batch's jobs in doubt (see BatchProgress), within the deadline. */
+	reconcileBatch(progress: BatchProgress, options?: { deadlineAtMs?: number }): Promise<void>;
 	/** Tells a working key from a bad one, at the cost of one request (docs/api.md#authentication). */
 	testCredentials(options?: { deadlineAtMs?: number }): Promise<CredentialCheck>;
 }
 
 /** One client per key and base URL; the limiter behind it is shared process-wide for the key. */
 export function createOmniVideoClient(config: OmniVideoClientConfig): OmniVideoClient {
+	const baseUrl = config.baseUrl.replace(/\/+$/, '');
 	const runtime: ApiRuntime = {
-		baseUrl: config.baseUrl.replace(/\/+$/, ''),
-		transport: redactingTransport(config.transport, config.redact ?? []),
+		baseUrl,
+		transport: keyOnlyForApi(redactingTransport(config.transport, config.redact ?? []), baseUrl),
 		clock: config.clock,
 		sleep: config.sleep,
 		random: config.random,
@@ -49,10 +55,11 @@ export function createOmniVideoClient(config: OmniVideoClientConfig): OmniVideoC
 		runtime,
 		generateVideo: (input, options) => generateVideo(runtime, input, options),
 		getJob: (jobId, options) => getJob(runtime, jobId, options),
-		uploadImage: (input, options) => uploadImage(runtime, input, options),
+		uploadFile: (input, options) => uploadFile(runtime, input, options),
 		uploadStream: (input, options) => uploadStream(runtime, input, options),
 		waitForJob: (jobId, options) => waitForJob(runtime, jobId, options),
 		handleCallback: (request) => handleCallback(runtime, request),
+		reconcileBatch: (progress, options) => reconcileBatch(runtime, progress, options),
 		testCredentials: (options) => checkCredentials(runtime, options),
 	};
 }

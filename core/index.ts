@@ -1,41 +1,57 @@
-export * from './types';
-export * from './transport';
-export * from './errors';
-export { expectedRenderSeconds } from './estimate';
-export { validateGenerateInput, generationMode } from './validateGenerate';
-export { isAcceptedCallbackUrl } from './validateUrls';
-export { validateJobId } from './validateJobId';
-export { validateUploadInput, validateStreamedUpload } from './validateUpload';
-export { detectContentType } from './contentType';
-export { parseJob } from './parseJob';
-export { parseUploadTicket } from './parseUploadTicket';
-export { parseErrorBody } from './parseErrorBody';
-export { normaliseStatus } from './jobStatus';
-export { parseTimestamp } from './timestamp';
-export { errorFromResponse, errorFromTransportFailure, parseRetryAfter } from './httpErrors';
-export type { Operation } from './httpErrors';
-export { signWebhook, verifyWebhookSignature } from './signature';
-export { RateLimiter, sharedLimiter, type JobSlot, type RequestPriority, type TurnOptions } from './limiter';
-export { nextPollDelayMs } from './pollSchedule';
-export { callApi, type ApiCall, type ApiRuntime } from './apiRequest';
-export { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './generateVideo';
-export { getJob, jobPath, type GetJobOptions } from './getJob';
-export { uploadImage, uploadStream, type UploadOptions, type UploadedFile } from './uploadImage';
-export { sendPlain, MAX_PLAIN_REDIRECTS } from './plainRequest';
-export { waitForJob, DEFAULT_WAIT_TIMEOUT_MS, type WaitForJobOptions } from './waitForJob';
-export { handleCallback, CALLBACK_LOOKUP_BUDGET_MS, type CallbackOutcome, type CallbackRequest } from './callback';
-export { DeliveryGuard, claimedOutcomeKey, type GuardedOutcome } from './deliveryGuard';
-export { jobFailedError, isTerminal } from './jobOutcome';
-export { BatchBook, BatchProgress, reconcileBatch } from './batchProgress';
-export { newIdempotencyKey, derivedIdempotencyKey, keyFingerprint, canonicalJson } from './idempotency';
-export { createOmniVideoClient, type OmniVideoClient, type OmniVideoClientConfig } from './client';
+/*
+ * What hosts (the n8n nodes, the Zapier app, the Activepieces piece) use of core, and nothing else: a name only core
+ * uses stays in its module, and core's own tests import from the module they test.
+ */
+
+// The client, and what a host hands it.
+export { createOmniVideoClient, type OmniVideoClient } from './client';
+export type { HttpRequest, HttpResponse, Transport } from './transport';
+export { StreamBody } from './transport';
+export { MAX_PLAIN_REDIRECTS } from './plainRequest';
+export { keyFingerprint, derivedIdempotencyKey, canonicalJson } from './idempotency';
+export { planLimits } from './plans';
+export { isLocalSandbox, normaliseBaseUrl, baseUrlProblem } from './baseUrl';
+
+// The host kit: what every transport needs beside its own HTTP client.
+export { mayCarryApiKey, transportFailureKind, lowerCaseHeaders, responseBody, abortableSleep } from './hostKit';
+export type { Sleep } from './transport';
+
+// Inputs and results.
 export {
-	checkCredentials,
-	planOfRateLimit,
-	CREDENTIAL_CHECK_JOB_ID,
-	type CredentialCheck,
-	type CredentialProblem,
-} from './credentialCheck';
-export { redactSecrets, redactingTransport } from './redact';
+	DEFAULT_DURATION_SECONDS,
+	DEFAULT_RESOLUTION,
+	type GenerateVideoInput,
+	type JobRecord,
+	type PlanName,
+} from './types';
+export { validateGenerateInput, generationMode } from './validateGenerate';
+export { validateJobId } from './validateJobId';
+export { detectContentType } from './contentType';
+export { isAcceptedCallbackUrl } from './validateUrls';
+export type { GeneratedJob } from './generateVideo';
+export type { UploadedFile } from './uploadFile';
 export { jobView, type JobView } from './jobView';
-export { planLimits, isLocalSandbox, normaliseBaseUrl, baseUrlProblem, type PlanSetting } from './plans';
+export { jobFailedError, isTerminal } from './jobOutcome';
+export type { CredentialCheck, CredentialProblem } from './credentialCheck';
+
+// Errors.
+export {
+	OmniVideoError,
+	ValidationError,
+	AuthError,
+	CreditsError,
+	RateLimitError,
+	NotFoundError,
+	TimeoutError,
+	TransportError,
+	TransportFailure,
+	isOmniVideoError,
+} from './errors';
+// For a host that reads the CDN with its own client (the Activepieces piece's file output).
+export { errorFromResponse, errorFromTransportFailure } from './httpErrors';
+
+// Callbacks.
+export type { CallbackRequest, CallbackOutcome } from './callback';
+export { verifyWebhookSignature } from './signature';
+export { DeliveryGuard, claimedOutcomeKey } from './deliveryGuard';
+export { BatchBook, BatchProgress } from './batchProgress';

@@ -66,7 +66,7 @@ export interface UploadTicket {
 	expiresAt?: string;
 }
 
-export interface UploadImageInput {
+export interface UploadFileInput {
 	filename: string;
 	contentType: string;
 	data: Uint8Array;

@@ -1,4 +1,4 @@
-import type { StreamedUploadInput, UploadImageInput } from './types';
+import type { StreamedUploadInput, UploadFileInput } from './types';
 import type { FieldProblem } from './errors';
 import { describe, requireObject, throwIfProblems } from './fieldProblems';
 import { UPLOAD_TYPES } from './inputLimits';
@@ -28,9 +28,9 @@ const EXTENSIONS: Record<string, string> = {
 
 /** Checks a file for upload: not empty, a supported type (declared or detected, and agreeing). */
 export function validateUploadInput(
-	input: UploadImageInput,
+	input: UploadFileInput,
 	kind: 'image' | 'video' = 'image',
-): UploadImageInput {
+): UploadFileInput {
 	requireObject(input, 'Upload Image', '{ "data": <the file\'s bytes>, "filename": "photo.png" }');
 	const { filename, contentType } = checkUploadFile(input, input.data, kind);
 	return { filename, contentType, data: input.data };

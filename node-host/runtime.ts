@@ -3,24 +3,13 @@ import type { Clock, Random, Sleep } from '../core/transport';
 import { createOmniVideoClient, type OmniVideoClient } from '../core/client';
 import { keyFingerprint } from '../core/idempotency';
 import { PLANS, type PlanLimits, type PlanName } from '../core/types';
+import { abortableSleep } from '../core/hostKit';
 import { createAxiosTransport } from './axiosTransport';
 
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** Real time, cancellable: rejects with the signal's reason when it aborts. */
-export const realSleep: Sleep = (ms, signal) =>
-	new Promise<void>((resolve, reject) => {
-		if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
-		const onAbort = () => {
-			clearTimeout(timer);
-			reject(signal?.reason ?? new Error('aborted'));
-		};
-		const timer = setTimeout(() => {
-			signal?.removeEventListener('abort', onAbort);
-			resolve();
-		}, ms);
-		signal?.addEventListener('abort', onAbort);
-	});
+export const realSleep: Sleep = abortableSleep({ setTimeout, clearTimeout });
 
 export const mathRandom: Random = () => Math.random();
 

@@ -1,5 +1,4 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
-import { setTimeout as wait } from 'node:timers/promises';
 import {
 	OmniVideoError,
 	baseUrlProblem,
@@ -10,12 +9,12 @@ import {
 	planLimits,
 	ValidationError,
 	type OmniVideoClient,
-	type Sleep,
+	abortableSleep,
 } from '../../core';
 import type { OmniVideoConnection } from './auth';
 import { fetchTransport } from './fetch-transport';
 
-const sleep: Sleep = (ms, signal) => wait(ms, undefined, { signal: signal as AbortSignal | undefined });
+const sleep = abortableSleep({ setTimeout: (callback: () => void, ms: number) => setTimeout(callback, ms), clearTimeout });
 
 export interface ConnectedClient {
 	client: OmniVideoClient;
@@ -38,7 +37,7 @@ export function omniVideoClient(connection: OmniVideoConnection): ConnectedClien
 	const apiKey = String(connection.apiKey ?? '');
 	const client = createOmniVideoClient({
 		baseUrl,
-		transport: fetchTransport({ baseUrl, apiKey }),
+		transport: fetchTransport({ apiKey }),
 		clock: { now: () => Date.now() },
 		sleep,
 		random: Math.random,

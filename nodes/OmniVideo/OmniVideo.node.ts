@@ -12,12 +12,13 @@ import * as job from './actions/job';
 import * as image from './actions/image';
 import { router } from './actions/router';
 import { perJobWebhookMethods } from '../shared/webhookRequest';
+import { omniVideoCredentials, omniVideoIcon, outcomeWebhook } from '../shared/nodeDescription';
 
 export class OmniVideo implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Omni Video',
 		name: 'omniVideo',
-		icon: { light: 'file:../../icons/omniVideo.svg', dark: 'file:../../icons/omniVideo.dark.svg' },
+		icon: omniVideoIcon,
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
@@ -26,18 +27,9 @@ export class OmniVideo implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'omniVideoApi', required: true }],
+		credentials: omniVideoCredentials,
 		// Wait for Callback: Omni Video calls this execution's resume URL ($execution.resumeUrl).
-		webhooks: [
-			{
-				name: 'default',
-				httpMethod: 'POST',
-				responseMode: 'onReceived',
-				responseData: '',
-				path: '',
-				restartWebhook: true,
-			},
-		],
+		webhooks: [outcomeWebhook({ path: '', restartWebhook: true })],
 		properties: [
 			{
 				displayName: 'Resource',

@@ -7,16 +7,17 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { omniVideoClient } from '../shared/n8nHost';
-import { jobItem, jobJson, videoField } from '../shared/jobOutput';
+import { jobItem, jobJson, videoField, videoFieldProperty } from '../shared/jobOutput';
 import { callbackRequestOf, perJobWebhookMethods, respond, respondRefused } from '../shared/webhookRequest';
 import { DeliveryGuard, claimedOutcomeKey, verifyWebhookSignature, type CallbackRequest, type JobRecord } from '../../core';
 import { rememberDelivery } from './deliveryLog';
+import { omniVideoCredentials, omniVideoIcon, outcomeWebhook } from '../shared/nodeDescription';
 
 export class OmniVideoTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Omni Video Trigger',
 		name: 'omniVideoTrigger',
-		icon: { light: 'file:../../icons/omniVideo.svg', dark: 'file:../../icons/omniVideo.dark.svg' },
+		icon: omniVideoIcon,
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{ "On job " + ($parameter["events"] === "any" ? "done or failed" : $parameter["events"]) }}',
@@ -24,16 +25,8 @@ export class OmniVideoTrigger implements INodeType {
 		defaults: { name: 'Omni Video Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'omniVideoApi', required: true }],
-		webhooks: [
-			{
-				name: 'default',
-				httpMethod: 'POST',
-				responseMode: 'onReceived',
-				responseData: '',
-				path: 'omni-video',
-			},
-		],
+		credentials: omniVideoCredentials,
+		webhooks: [outcomeWebhook({ path: 'omni-video' })],
 		properties: [
 			{
 				displayName:
@@ -61,14 +54,7 @@ export class OmniVideoTrigger implements INodeType {
 				default: false,
 				description: 'Whether to add the finished video as binary data (result URLs may expire); the URLs are always in the JSON',
 			},
-			{
-				displayName: 'Put Video in Field',
-				name: 'outputBinaryPropertyName',
-				type: 'string',
-				default: 'video',
-				hint: 'The name of the output binary field for the video file',
-				displayOptions: { show: { download: [true] } },
-			},
+			videoFieldProperty,
 		],
 	};
 

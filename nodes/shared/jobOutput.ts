@@ -1,4 +1,4 @@
-import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, IWebhookFunctions } from 'n8n-workflow';
 import { isToolExecution } from './n8nHost';
 import { jobView, type JobRecord } from '../../core';
 
@@ -18,6 +18,16 @@ export async function downloadVideo(context: IExecuteFunctions | IWebhookFunctio
 	>[0];
 	return context.helpers.prepareBinaryData(stream, `omni-video-${job.id}.mp4`, 'video/mp4');
 }
+
+/** The Put Video in Field parameter videoField reads, shown once Download Video is on. */
+export const videoFieldProperty: INodeProperties = {
+	displayName: 'Put Video in Field',
+	name: 'outputBinaryPropertyName',
+	type: 'string',
+	default: 'video',
+	hint: 'The name of the output binary field for the video file',
+	displayOptions: { show: { download: [true] } },
+};
 
 /**
  * Where the node is set to put the video (its Download Video and Put Video in Field parameters),

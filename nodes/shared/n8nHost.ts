@@ -8,8 +8,9 @@ import type {
 import { sleepWithAbort } from 'n8n-workflow';
 import {
 	TransportFailure,
-	bodyFromText,
-	readCapped,
+	lowerCaseHeaders,
+	responseBody,
+	transportFailureKind,
 	isLocalSandbox,
 	normaliseBaseUrl,
 	planLimits,
@@ -19,7 +20,6 @@ import {
 	type HttpResponse,
 	type OmniVideoClient,
 	type Transport,
-	type TransportFailureKind,
 } from '../../core';
 
 export const CREDENTIAL_TYPE = 'omniVideoApi';
@@ -43,39 +43,10 @@ export function isToolExecution(context: N8nContext): boolean {
 	return context.getNode().type.endsWith('Tool');
 }
 
-function failureKind(error: unknown): TransportFailureKind {
-	const source = error as { code?: string; cause?: { code?: string }; message?: string };
-	const code = source?.code ?? source?.cause?.code;
-	if (code === 'ECONNREFUSED') return 'refused';
-	if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return 'timeout';
-	if (code === 'ECONNRESET' || code === 'EPIPE') return 'reset';
-	if (code === 'ERR_CANCELED') return 'aborted';
-	return /socket hang up/i.test(String(source?.message)) ? 'reset' : 'other';
-}
-
-function isStream(body: unknown): body is AsyncIterable<Uint8Array> {
-	return typeof (body as AsyncIterable<Uint8Array> | undefined)?.[Symbol.asyncIterator] === 'function';
-}
-
-/** The body read as a stream up to core's cap, so a huge answer is never held whole. */
-async function parseBody(body: unknown, headers: Record<string, string>): Promise<unknown> {
-	const bytes = isStream(body) ? Buffer.concat(await readCapped(body, headers['content-length'])) : body;
-	const text = bytes instanceof Uint8Array ? Buffer.from(bytes).toString('utf8') : bytes;
-	return typeof text === 'string' ? bodyFromText(text) : text;
-}
-
-function lowerCase(headers: Record<string, unknown>): Record<string, string> {
-	const out: Record<string, string> = {};
-	for (const [name, value] of Object.entries(headers ?? {})) {
-		if (value !== undefined && value !== null) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
-	}
-	return out;
-}
-
 /**
  * core's transport on n8n's helpers: API calls through httpRequestWithAuthentication (the
  * credential adds the bearer header), everything else (upload URL, CDN) through plain
- * httpRequest, so the key never leaves for another host.
+ * httpRequest; core's client sends only the API's own URLs on the api side (mayCarryApiKey).
  */
 function n8nTransport(context: N8nContext): Transport {
 	const toOptions = (request: HttpRequest): IHttpRequestOptions => {
@@ -105,10 +76,10 @@ function n8nTransport(context: N8nContext): Transport {
 		}
 		if (!response) {
 			// Only a kind and the message: n8n's error objects carry the request, headers included.
-			throw new TransportFailure(failureKind(failure), String((failure as Error)?.message ?? failure));
+			throw new TransportFailure(transportFailureKind(failure), String((failure as Error)?.message ?? failure));
 		}
-		const headers = lowerCase(response.headers);
-		return { status: response.statusCode, headers, body: await parseBody(response.body, headers) };
+		const headers = lowerCaseHeaders(response.headers);
+		return { status: response.statusCode, headers, body: await responseBody(response.body, headers['content-length']) };
 	};
 	return { api: (request) => send(request, true), plain: (request) => send(request, false) };
 }

@@ -12,7 +12,7 @@ import {
 	TransportError,
 	ValidationError,
 } from '../../core/errors';
-import { sandboxClient } from '../support/sandboxHost';
+import { sandboxClient } from '../support/sandboxClient';
 import { startReceiver } from '../support/receiver';
 import type { OmniVideoClient } from '../../core/client';
 
@@ -76,7 +76,7 @@ describe('core against the sandbox: jobs to done', () => {
 	});
 
 	it('image to video after a real upload (ticket, then PUT without Authorization)', async () => {
-		const uploaded = await client.uploadImage({ filename: 'frame.png', contentType: 'image/png', data: PNG });
+		const uploaded = await client.uploadFile({ filename: 'frame.png', contentType: 'image/png', data: PNG });
 		expect(uploaded.fileUrl).toContain('/files/');
 		const job = await generateAndWait(client, { prompt: 'Make it dance', imageUrl: uploaded.fileUrl });
 		expect(job.status).toBe('done');
@@ -84,7 +84,7 @@ describe('core against the sandbox: jobs to done', () => {
 	});
 
 	it('video to video after uploading footage', async () => {
-		const uploaded = await client.uploadImage({ filename: 'clip.mp4', contentType: 'video/mp4', data: MP4 }, { kind: 'video' });
+		const uploaded = await client.uploadFile({ filename: 'clip.mp4', contentType: 'video/mp4', data: MP4 }, { kind: 'video' });
 		const job = await generateAndWait(client, { prompt: 'As a watercolour', videoUrl: uploaded.fileUrl, resolution: '4K' });
 		expect(job).toMatchObject({ status: 'done', creditsUsed: 200 });
 	});
@@ -148,7 +148,7 @@ describe('core against the sandbox: refusals', () => {
 	it('413 for an upload over the size limit is a ValidationError', async () => {
 		const big = new Uint8Array(1_000_001);
 		big.set(PNG.subarray(0, 8));
-		await expect(client.uploadImage({ filename: 'big.png', contentType: 'image/png', data: big })).rejects.toMatchObject({ kind: 'validation', status: 413 });
+		await expect(client.uploadFile({ filename: 'big.png', contentType: 'image/png', data: big })).rejects.toMatchObject({ kind: 'validation', status: 413 });
 	});
 
 	it('idempotent replay: the same key returns the same job; another body with it is a 422', async () => {

@@ -6,7 +6,7 @@ import { PLANS } from '../../core/types';
 import { TransportError, ValidationError } from '../../core/errors';
 import { MAX_JSON_RESPONSE_BYTES } from '../../core/transport';
 import type { GenerateVideoInput } from '../../core/types';
-import { sandboxClient } from '../support/sandboxHost';
+import { sandboxClient } from '../support/sandboxClient';
 
 /** A key holding every character that encodings change: + / = and a space. */
 const KEY = 'sk_live+Ab/9xY=z w==';
@@ -79,8 +79,8 @@ describe('input refused before any request', () => {
 		expect(sandbox.journal.length).toBe(before);
 	});
 
-	it('uploadImage(null) is a validation error', async () => {
-		const error = await client().client.uploadImage(null as never).catch((e: unknown) => e);
+	it('uploadFile(null) is a validation error', async () => {
+		const error = await client().client.uploadFile(null as never).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(ValidationError);
 	});
 
@@ -111,14 +111,14 @@ describe('a create cancelled after it was sent', () => {
 describe('upload PUT redirects', () => {
 	it('307 then 308: the same bytes reach the final address, and the file is stored', async () => {
 		const { client: c } = client(['upload-redirect']);
-		const uploaded = await c.uploadImage({ filename: 'frame.png', contentType: 'image/png', data: PNG });
+		const uploaded = await c.uploadFile({ filename: 'frame.png', contentType: 'image/png', data: PNG });
 		const stored = Buffer.from(await (await fetch(uploaded.fileUrl)).arrayBuffer());
 		expect(stored.equals(PNG)).toBe(true);
 	});
 
 	it('a redirect loop ends after a few hops with an error naming the storage service', async () => {
 		const { client: c } = client(['upload-redirect-loop']);
-		const error = await c.uploadImage({ filename: 'frame.png', contentType: 'image/png', data: PNG }).catch((e: unknown) => e);
+		const error = await c.uploadFile({ filename: 'frame.png', contentType: 'image/png', data: PNG }).catch((e: unknown) => e);
 		expect(error).toMatchObject({ kind: 'service', status: 307 });
 		expect((error as Error).message).toMatch(/storage service.*redirected more than 5 times/s);
 	});

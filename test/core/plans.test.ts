@@ -1,4 +1,5 @@
-import { baseUrlProblem, normaliseBaseUrl, planOfRateLimit } from '../../core';
+import { baseUrlProblem, normaliseBaseUrl } from '../../core/baseUrl';
+import { planOfRateLimit } from '../../core/credentialCheck';
 
 describe('normaliseBaseUrl', () => {
 	it('keeps the address alone: spaces, trailing slashes and a pasted /api/v1 or /api go', () => {

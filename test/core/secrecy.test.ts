@@ -81,7 +81,7 @@ describe('the API key never appears in what core reports', () => {
 		// Real transport, no real backoff: the retries of a refused connection are not the point here.
 		const client = createOmniVideoClient({
 			baseUrl: 'http://127.0.0.1:9',
-			transport: createAxiosTransport({ baseUrl: 'http://127.0.0.1:9', apiKey: KEY }),
+			transport: createAxiosTransport({ apiKey: KEY }),
 			clock: systemClock,
 			sleep: () => Promise.resolve(),
 			random: Math.random,

@@ -1,4 +1,4 @@
-import type { GenerateVideoInput, UploadImageInput } from '../../core/types';
+import type { GenerateVideoInput, UploadFileInput } from '../../core/types';
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
 const long = (n: number) => 'a'.repeat(n);
@@ -80,4 +80,4 @@ export const BAD_UPLOADS: Array<[string, unknown]> = [
 	['an image declared as video/mp4', { filename: 'a.png', contentType: 'video/mp4', data: PNG }],
 ];
 
-export type BadInput = GenerateVideoInput | UploadImageInput | string;
+export type BadInput = GenerateVideoInput | UploadFileInput | string;

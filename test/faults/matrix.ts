@@ -12,7 +12,7 @@ import { ECHO_ENCODINGS } from '../../sandbox/echo';
 import { createOmniVideoClient, type OmniVideoClient } from '../../core/client';
 import { createAxiosTransport } from '../../node-host/axiosTransport';
 import { realSleep, systemClock } from '../../node-host/runtime';
-import { PLANS, type GenerateVideoInput, type UploadImageInput } from '../../core/types';
+import { PLANS, type GenerateVideoInput, type UploadFileInput } from '../../core/types';
 import { OmniVideoError, ValidationError } from '../../core/errors';
 import { signWebhook } from '../../core/signature';
 import type { Clock, Sleep } from '../../core/transport';
@@ -65,7 +65,7 @@ const sleep: Sleep = (ms, signal) => realSleep(ms / SPEED, signal);
 function clientFor(key: string, baseUrl = sandbox.url, time: { clock: Clock; sleep: Sleep } = { clock, sleep }): OmniVideoClient {
 	return createOmniVideoClient({
 		baseUrl,
-		transport: createAxiosTransport({ baseUrl, apiKey: key }),
+		transport: createAxiosTransport({ apiKey: key }),
 		clock: time.clock,
 		sleep: time.sleep,
 		random: Math.random,
@@ -190,7 +190,7 @@ async function uploadUnderFault(scenario: string, ok: boolean): Promise<void> {
 	const label = `upload:${scenario}`;
 	await check(label, async () => {
 		const key = await newKey(label, { scenarios: scenario === 'none' ? [] : [scenario] });
-		const outcome = await attempt(() => clientFor(key).uploadImage({ filename: 'frame.png', contentType: 'image/png', data: PNG }));
+		const outcome = await attempt(() => clientFor(key).uploadFile({ filename: 'frame.png', contentType: 'image/png', data: PNG }));
 		countLeaks(outcome, key);
 		expect(outcome.ok === ok, `expected ${ok ? 'an upload' : 'an error'}, got ${outcome.ok ? 'an upload' : errorText(outcome)}`);
 		if (outcome.ok) {
@@ -323,7 +323,7 @@ async function hostileServiceCases(): Promise<void> {
 			expect(!outcome.ok && stolen === 0, 'the redirect was followed');
 		});
 		await check('hostile: an upload PUT bounced across hosts arrives whole, never with the key', async () => {
-			const outcome = await attempt(() => client.uploadImage({ filename: 'a.png', contentType: 'image/png', data: PNG }));
+			const outcome = await attempt(() => client.uploadFile({ filename: 'a.png', contentType: 'image/png', data: PNG }));
 			const puts = seen.filter((r) => r.path.startsWith('/put-'));
 			const withKey = puts.filter((r) => r.authorization !== undefined).length;
 			counts.leaks += withKey;
@@ -411,7 +411,7 @@ async function main(): Promise<void> {
 			const key = await newKey('abort:upload', { scenarios: ['slow-response'] });
 			const controller = new AbortController();
 			setTimeout(() => controller.abort(new Error('stopped')), 50);
-			const outcome = await attempt(() => clientFor(key).uploadImage({ filename: 'a.png', contentType: 'image/png', data: PNG }, { signal: controller.signal }));
+			const outcome = await attempt(() => clientFor(key).uploadFile({ filename: 'a.png', contentType: 'image/png', data: PNG }, { signal: controller.signal }));
 			expect(!outcome.ok && outcome.error instanceof OmniVideoError, `got ${errorText(outcome)}`);
 		});
 
@@ -492,7 +492,7 @@ async function main(): Promise<void> {
 		const inputClient = clientFor(await newKey('inputs'));
 		for (const [name, input] of BAD_GENERATE_INPUTS) await refusedBeforeRequest(`generate ${name}`, (c) => c.generateVideo(input as GenerateVideoInput), inputClient);
 		for (const [name, id] of BAD_JOB_IDS) await refusedBeforeRequest(`job id ${name}`, (c) => c.getJob(id as string), inputClient);
-		for (const [name, input] of BAD_UPLOADS) await refusedBeforeRequest(`upload ${name}`, (c) => c.uploadImage(input as UploadImageInput), inputClient);
+		for (const [name, input] of BAD_UPLOADS) await refusedBeforeRequest(`upload ${name}`, (c) => c.uploadFile(input as UploadFileInput), inputClient);
 
 		// Hostile raw HTTP against the sandbox: a 4xx (or a closed socket), never a 5xx.
 		const rawKey = await newKey('raw');

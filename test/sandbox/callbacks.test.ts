@@ -2,7 +2,7 @@
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { standardWebhookSignature } from '../../sandbox/signing';
 import { verifyWebhookSignature } from '../../core/signature';
-import { CheckedHttp } from '../support/sandboxClient';
+import { CheckedHttp } from '../support/checkedHttp';
 import { startReceiver, eventually } from '../support/receiver';
 import { validatorFor } from '../../sandbox/openapi';
 import vector from '../fixtures/webhook-test-vector.json';

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test tooling, never shipped */
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { CheckedHttp } from '../support/sandboxClient';
+import { CheckedHttp } from '../support/checkedHttp';
 import { startReceiver } from '../support/receiver';
 
 /** Clients that run on the sandbox's clock (the bench) must wait and verify in virtual time. */

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test tooling, never shipped */
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { CheckedHttp } from '../support/sandboxClient';
+import { CheckedHttp } from '../support/checkedHttp';
 
 let sandbox: Sandbox;
 let http: CheckedHttp;

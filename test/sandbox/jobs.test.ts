@@ -1,5 +1,5 @@
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { CheckedHttp } from '../support/sandboxClient';
+import { CheckedHttp } from '../support/checkedHttp';
 import { eventually } from '../support/receiver';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3ba5c2c0000000049454e44ae426082', 'hex');

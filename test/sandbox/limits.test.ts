@@ -1,5 +1,5 @@
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { CheckedHttp } from '../support/sandboxClient';
+import { CheckedHttp } from '../support/checkedHttp';
 import { eventually } from '../support/receiver';
 
 describe('sandbox limits', () => {

@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test tooling, never shipped: it starts the sandbox CLI as a user would */
 import { spawn } from 'node:child_process';
 import { startSandbox, SCENARIOS, type Sandbox } from '../../sandbox';
-import { CheckedHttp } from '../support/sandboxClient';
+import { CheckedHttp } from '../support/checkedHttp';
 
 let sandbox: Sandbox;
 let http: CheckedHttp;

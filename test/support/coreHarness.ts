@@ -6,7 +6,7 @@ import type { HttpRequest, HttpResponse, SendRequest, Transport } from '../../co
 import { TransportFailure, type TransportFailureKind } from '../../core/errors';
 import { createAxiosTransport } from '../../node-host/axiosTransport';
 import { startSandbox, type Sandbox, type SandboxOptions, type ScenarioName } from '../../sandbox';
-import { CheckedHttp } from './sandboxClient';
+import { CheckedHttp } from './checkedHttp';
 import { VirtualTime } from './virtualTime';
 
 /**
@@ -152,7 +152,7 @@ function clientOn(
 ): OmniVideoClient {
 	return createOmniVideoClient({
 		baseUrl: sandbox.url,
-		transport: wrap(time.track(createAxiosTransport({ baseUrl: sandbox.url, apiKey }))),
+		transport: wrap(time.track(createAxiosTransport({ apiKey }))),
 		clock: time.clock,
 		sleep: time.sleep,
 		random: seededRandom(++counter),

@@ -1,48 +1,48 @@
-import { expectConforms, type ObservedResponse } from './openapi';
+import type { Transport } from '../../core/transport';
+import { createOmniVideoClient, type OmniVideoClient } from '../../core/client';
+import type { PlanLimits } from '../../core/types';
+import { createAxiosTransport } from '../../node-host/axiosTransport';
+import { mathRandom, realSleep, systemClock } from '../../node-host/runtime';
+import { expectConforms } from './openapi';
 
-/** A plain HTTP client for sandbox tests: every response it sees is checked against the OpenAPI document. */
-export class CheckedHttp {
-	readonly seen: ObservedResponse[] = [];
+let counter = 0;
 
-	constructor(
-		readonly baseUrl: string,
-		private readonly key?: string,
-	) {}
+/** Wraps a transport so that every answer from the sandbox is checked against the OpenAPI document. */
+export function conformingTransport(transport: Transport): Transport {
+	const check =
+		(send: Transport['api']): Transport['api'] =>
+		async (request) => {
+			const response = await send(request);
+			const isVideo = (response.headers['content-type'] ?? '').startsWith('video/');
+			expectConforms({
+				method: request.method,
+				path: new URL(request.url).pathname,
+				status: response.status,
+				headers: response.headers,
+				body: isVideo ? undefined : response.body,
+			});
+			return response;
+		};
+	return { api: check(transport.api), plain: check(transport.plain) };
+}
 
-	async request(
-		method: string,
-		path: string,
-		options: { body?: unknown; headers?: Record<string, string>; key?: string | null; raw?: boolean } = {},
-	): Promise<ObservedResponse & { bytes: Buffer }> {
-		const key = options.key === undefined ? this.key : options.key;
-		const headers: Record<string, string> = { ...options.headers };
-		if (key) headers.Authorization = `Bearer ${key}`;
-		let body: string | Blob | undefined;
-		if (options.body !== undefined) {
-			if (Buffer.isBuffer(options.body)) body = new Blob([new Uint8Array(options.body)]);
-			else {
-				body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-				headers['Content-Type'] ??= 'application/json';
-			}
-		}
-		const url = path.startsWith('http') ? path : this.baseUrl + path;
-		const response = await fetch(url, { method, headers, body });
-		const bytes = Buffer.from(await response.arrayBuffer());
-		const responseHeaders: Record<string, string> = {};
-		response.headers.forEach((value, name) => (responseHeaders[name] = value));
-		let parsed: unknown;
-		if ((responseHeaders['content-type'] ?? '').includes('json') && bytes.length > 0) parsed = JSON.parse(bytes.toString('utf8'));
-		const observed = { method, path: new URL(url).pathname, status: response.status, headers: responseHeaders, body: parsed };
-		this.seen.push(observed);
-		expectConforms(observed);
-		return { ...observed, bytes };
-	}
-
-	generate(body: Record<string, unknown>, headers: Record<string, string> = {}, key?: string) {
-		return this.request('POST', '/api/v1/generate', { body: { model: 'omni-video', ...body }, headers, key });
-	}
-
-	job(id: string, key?: string) {
-		return this.request('GET', `/api/v1/jobs/${encodeURIComponent(id)}`, { key });
-	}
+/** A core client on the real Node host against a sandbox, with its own limiter and checked answers. */
+export function sandboxClient(
+	baseUrl: string,
+	apiKey: string,
+	limits: PlanLimits,
+	options: { conformanceCheck?: boolean } = {},
+): OmniVideoClient {
+	const transport = createAxiosTransport({ apiKey });
+	return createOmniVideoClient({
+		baseUrl,
+		// Scenarios that break the contract on purpose (malformed JSON) skip the check.
+		transport: options.conformanceCheck === false ? transport : conformingTransport(transport),
+		clock: systemClock,
+		sleep: realSleep,
+		random: mathRandom,
+		limits,
+		limiterKey: `contract-${++counter}`,
+		redact: [apiKey],
+	});
 }

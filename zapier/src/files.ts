@@ -1,7 +1,6 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Zapier app: n8n's rules for community nodes do not apply to it */
 import { Readable } from 'node:stream';
 import type { Bundle, ZObject } from 'zapier-platform-core';
-import { detectContentType, type OmniVideoClient, type UploadedFile } from '../../core';
+import { detectContentType, type JobRecord, type OmniVideoClient, type UploadedFile } from '../../core';
 import { plainDownload } from './host';
 
 /** Enough of a file's first bytes to tell its type (MP4 and WebP name themselves by byte 12). */
@@ -80,7 +79,7 @@ export async function uploadFileField(z: ZObject, client: OmniVideoClient, value
 	const body = response.body as unknown as Readable;
 	if (!Number.isInteger(size) || size < 0) {
 		const data = new Uint8Array(await response.buffer());
-		return client.uploadImage({ filename, contentType: detectContentType(data) ?? (declared || 'application/octet-stream'), data }, upload);
+		return client.uploadFile({ filename, contentType: detectContentType(data) ?? (declared || 'application/octet-stream'), data }, upload);
 	}
 	const { head, whole } = await splitHead(body);
 	return client.uploadStream(
@@ -136,3 +135,11 @@ export const INCLUDE_VIDEO_FILE_FIELD = {
 	helpText:
 		'Yes adds the MP4 as a file (Video File) for steps that take files, such as uploads to Drive or YouTube. The Video URL is always included.',
 };
+
+/** The output that INCLUDE_VIDEO_FILE_FIELD adds. */
+export const VIDEO_FILE_OUTPUT_FIELD = { key: 'videoFile', label: 'Video File', type: 'file' as const };
+
+/** A done job's video as a file (VIDEO_FILE_OUTPUT_FIELD) Zapier fetches only when a later step uses it. */
+export function videoFileOutput(z: ZObject, job: JobRecord): { videoFile?: string } {
+	return job.status === 'done' && job.resultUrls[0] ? { videoFile: z.dehydrateFile(videoFileHydrator, { url: job.resultUrls[0] }) } : {};
+}

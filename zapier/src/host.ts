@@ -1,21 +1,21 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- the Zapier app: n8n's rules for community nodes do not apply to it */
 import type { BeforeRequestMiddleware, Bundle, ZObject } from 'zapier-platform-core';
 import {
 	StreamBody,
 	TransportFailure,
-	bodyFromText,
+	abortableSleep,
 	createOmniVideoClient,
 	isLocalSandbox,
 	keyFingerprint,
+	lowerCaseHeaders,
+	mayCarryApiKey,
 	planLimits,
-	readCapped,
+	responseBody,
+	transportFailureKind,
 	MAX_PLAIN_REDIRECTS,
 	type HttpRequest,
 	type HttpResponse,
 	type OmniVideoClient,
-	type Sleep,
 	type Transport,
-	type TransportFailureKind,
 } from '../../core';
 import { baseUrlProblem, connectionBaseUrl } from './connection';
 
@@ -25,30 +25,16 @@ import { baseUrlProblem, connectionBaseUrl } from './connection';
  */
 const PLAIN = { omniVideoPlain: true };
 
-/** True for a request to the API itself: under the connection's base URL, on an /api/ path. */
-export function isApiRequest(url: string | undefined, baseUrl: string): boolean {
-	if (!url || !baseUrl) return false;
-	return url.startsWith(`${baseUrl}/api/`);
-}
-
 /**
  * `beforeRequest`: the bearer key goes to the API's own address only, never to the pre-signed
  * upload URL, the CDN or a Zapier file URL, even when those share the API's host.
  */
 export const addBearerForApi: BeforeRequestMiddleware = (request, _z, bundle) => {
 	if (request.middlewareData?.omniVideoPlain) return request;
-	if (!isApiRequest(request.url, connectionBaseUrl(bundle.authData))) return request;
+	if (!mayCarryApiKey(request.url, connectionBaseUrl(bundle.authData))) return request;
 	request.headers = { ...request.headers, Authorization: `Bearer ${bundle.authData.apiKey}` };
 	return request;
 };
-
-function failureKind(error: { code?: string; type?: string; name?: string }): TransportFailureKind {
-	if (error.code === 'ECONNREFUSED') return 'refused';
-	if (error.code === 'ETIMEDOUT' || error.type === 'request-timeout') return 'timeout';
-	if (error.code === 'ECONNRESET' || error.code === 'EPIPE') return 'reset';
-	if (error.name === 'AbortError') return 'aborted';
-	return 'other';
-}
 
 /** Errors from Zapier's own middleware (ThrottledError on a 429 and the like) pass through. */
 function isNetworkFailure(error: unknown): error is { code?: string; type?: string; name?: string; message: string } {
@@ -85,14 +71,10 @@ export function zapierTransport(z: ZObject): Transport {
 				});
 			} catch (error) {
 				if (!isNetworkFailure(error)) throw error;
-				throw new TransportFailure(failureKind(error), error.message);
+				throw new TransportFailure(transportFailureKind(error), error.message);
 			}
-			const headers: Record<string, string> = {};
-			response.headers.forEach((value: string, name: string) => {
-				headers[name.toLowerCase()] = value;
-			});
-			const chunks = await readCapped(response.body as AsyncIterable<Uint8Array>, headers['content-length']);
-			return { status: response.status, headers, body: bodyFromText(Buffer.concat(chunks).toString('utf8')) };
+			const headers = lowerCaseHeaders(response.headers);
+			return { status: response.status, headers, body: await responseBody(response.body, headers['content-length']) };
 		};
 	return { api: send(false), plain: send(true) };
 }
@@ -102,12 +84,8 @@ export function plainDownload(z: ZObject, url: string) {
 	return z.request({ url, method: 'GET', raw: true, follow: MAX_PLAIN_REDIRECTS, skipThrowForStatus: true, middlewareData: PLAIN });
 }
 
-// Zapier runs app code as plain Node: timers are the way to wait.
-const sleep: Sleep = (ms, signal) =>
-	new Promise<void>((resolve, reject) => {
-		if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
-		setTimeout(resolve, ms);
-	});
+// Zapier runs app code as plain Node: its timers are the way to wait.
+const sleep = abortableSleep({ setTimeout, clearTimeout });
 
 export interface ConnectedClient {
 	client: OmniVideoClient;

@@ -22,7 +22,7 @@ export const uploadImage = createAction({
 			const data = new Uint8Array(image.data);
 			const { client } = omniVideoClient(connectionOf(ctx.auth));
 			// No declared type: core reads it from the bytes (a name or a URL may say otherwise).
-			const uploaded = await client.uploadImage({ filename: fileName || image.filename, contentType: '', data });
+			const uploaded = await client.uploadFile({ filename: fileName || image.filename, contentType: '', data });
 			return { fileUrl: uploaded.fileUrl, fileName: uploaded.filename, contentType: uploaded.contentType, size: uploaded.size, expiresAt: uploaded.expiresAt };
 		});
 	},

@@ -1,10 +1,7 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- the Zapier app: n8n's rules for community nodes do not apply to it */
 import { defineCreate, type Bundle, type ZObject } from 'zapier-platform-core';
 import {
 	AuthError,
 	CreditsError,
-	DEFAULT_DURATION_SECONDS,
-	DEFAULT_RESOLUTION,
 	RateLimitError,
 	TimeoutError,
 	TransportError,
@@ -12,99 +9,31 @@ import {
 	generationMode,
 	jobFailedError,
 	validateGenerateInput,
-	type GenerateVideoInput,
 	type JobRecord,
 	type OmniVideoClient,
 } from '../../../core';
 import { appThrottle, asZapierErrors } from '../errors';
 import { omniVideoClient } from '../host';
-import { JOB_OUTPUT_FIELDS, JOB_SAMPLE, jobOutput, type JobOutput } from '../job';
-import { INCLUDE_VIDEO_FILE_FIELD, uploadFileField, videoFileHydrator } from '../files';
+import { jobOutput, type JobOutput } from '../job';
+import { videoFileOutput } from '../files';
 import { deadlineIn } from '../connection';
 import { forgetAttempt, recallAttempt, recordAttempt, replaySafeKey } from '../replay';
+import { GENERATE_VIDEO_INPUT_FIELDS, GENERATE_VIDEO_OUTPUT_FIELDS, GENERATE_VIDEO_SAMPLE, type GenerateInput } from './generateVideoFields';
+import { blankToUndefined, isYes, prepareInput } from './generateVideoInput';
 
 /** Polls end this long before the step's deadline, so that the last look has time to answer. */
 const LAST_LOOK_MARGIN_MS = 3_000;
 /** When a job from an earlier attempt is still rendering: look again after this long. */
 const LOOK_AGAIN_SECONDS = 30;
 
-type GenerateInput = {
-	prompt: string;
-	resolution?: string;
-	duration?: number | string;
-	imageUrl?: string;
-	imageFile?: string;
-	videoUrl?: string;
-	videoFile?: string;
-	includeVideoFile?: boolean | string;
-	waitForVideo?: boolean | string;
-	callbackUrl?: string;
-	runReference?: string;
-};
-
 /** What perform hands to performResume (Zapier keeps it as `bundle.outputData`). */
 type Submitted = JobOutput & { includeVideoFile?: boolean };
-
-const PENDING_UPLOAD = 'https://upload.pending.invalid/file';
-
-function isYes(value: unknown): boolean {
-	return value === true || value === 'true' || value === 'yes';
-}
-
-function blankToUndefined(value: unknown): string | undefined {
-	const text = typeof value === 'string' ? value.trim() : '';
-	return text === '' ? undefined : text;
-}
-
-/**
- * Checks everything, uploads file fields to Omni Video storage (only then: bad input costs no
- * request), and returns the input for the create.
- */
-async function prepareInput(
-	z: ZObject,
-	client: OmniVideoClient,
-	fields: GenerateInput,
-	options: { allowInsecureLoopbackCallback: boolean; callbackUrl?: string; deadlineAtMs: number },
-): Promise<GenerateVideoInput> {
-	const imageFile = blankToUndefined(fields.imageFile);
-	const videoFile = blankToUndefined(fields.videoFile);
-	const input: GenerateVideoInput = {
-		prompt: String(fields.prompt ?? ''),
-		resolution: blankToUndefined(fields.resolution) ?? DEFAULT_RESOLUTION,
-		duration: blankToUndefined(String(fields.duration ?? '')) ?? DEFAULT_DURATION_SECONDS,
-		imageUrl: blankToUndefined(fields.imageUrl),
-		videoUrl: blankToUndefined(fields.videoUrl),
-		callbackUrl: options.callbackUrl,
-	};
-	if ((imageFile && input.imageUrl) || (videoFile && input.videoUrl)) {
-		throw new z.errors.Error('Give the source once: either its URL or its file, not both.', 'invalid_request', 400);
-	}
-	validateGenerateInput(
-		{
-			...input,
-			imageUrl: input.imageUrl ?? (imageFile && PENDING_UPLOAD),
-			videoUrl: input.videoUrl ?? (videoFile && PENDING_UPLOAD),
-		},
-		{ allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback },
-	);
-	const { deadlineAtMs } = options;
-	if (imageFile) {
-		input.imageUrl = (await uploadFileField(z, client, imageFile, { field: 'Image File', kind: 'image', fallbackName: 'image', deadlineAtMs })).fileUrl;
-	}
-	if (videoFile) {
-		input.videoUrl = (await uploadFileField(z, client, videoFile, { field: 'Video File', kind: 'video', fallbackName: 'video.mp4', deadlineAtMs })).fileUrl;
-	}
-	return input;
-}
 
 /** The job as the step's output, with the video as a file when asked for and ready. */
 function finished(z: ZObject, job: JobRecord, submitted: Partial<Submitted>): JobOutput {
 	const extra: Record<string, unknown> = {};
 	for (const key of ['mode', 'submittedAt'] as const) if (submitted[key] !== undefined) extra[key] = submitted[key];
-	if (submitted.includeVideoFile && job.status === 'done' && job.resultUrls[0]) {
-		extra.videoFile = z.dehydrateFile(videoFileHydrator, { url: job.resultUrls[0] });
-	}
-	return jobOutput(job, extra);
+	return jobOutput(job, { ...extra, ...(submitted.includeVideoFile ? videoFileOutput(z, job) : {}) });
 }
 
 /** Polls until the step's deadline draws near; returns the job as it stands then, or throws if it failed. */
@@ -250,100 +179,8 @@ export default defineCreate({
 		// Find Job at 10 a minute each, 30 requests a minute). Premium's extra room and the hour
 		// windows are kept by the app's own limiter and the service, as throttled retries.
 		throttle: { window: 60, limit: 5, scope: ['auth' as const] },
-		inputFields: [
-			{
-				key: 'prompt',
-				label: 'Prompt',
-				type: 'text' as const,
-				required: true,
-				helpText: 'What the video shows, in up to 2,000 characters. Example: "A paper boat drifting down a rainy street at dusk".',
-			},
-			{
-				key: 'resolution',
-				label: 'Resolution',
-				type: 'string' as const,
-				required: false,
-				default: DEFAULT_RESOLUTION,
-				choices: [
-					{ value: '720P', label: '720p (fastest, fewest credits)', sample: '720P' },
-					{ value: '1080P', label: '1080p', sample: '1080P' },
-					{ value: '4K', label: '4K (slowest, most credits)', sample: '4K' },
-				],
-				helpText: 'Higher resolutions take longer and cost more credits.',
-			},
-			{
-				key: 'duration',
-				label: 'Duration (seconds)',
-				type: 'integer' as const,
-				required: false,
-				default: String(DEFAULT_DURATION_SECONDS),
-				helpText: 'Length of the video: 4 to 10 seconds.',
-			},
-			{
-				key: 'imageUrl',
-				label: 'Image URL',
-				type: 'string' as const,
-				required: false,
-				helpText: 'Optional: a public URL of a JPEG, PNG or WebP image to animate (image to video). Leave empty, with no video either, for text to video.',
-			},
-			{
-				key: 'imageFile',
-				label: 'Image File',
-				type: 'file' as const,
-				required: false,
-				helpText: 'Optional, instead of Image URL: an image file from an earlier step. It is uploaded to Omni Video storage first.',
-			},
-			{
-				key: 'videoUrl',
-				label: 'Video URL',
-				type: 'string' as const,
-				required: false,
-				helpText: 'Optional: a public URL of an MP4 to restyle (video to video). Use an image or a video, not both.',
-			},
-			{
-				key: 'videoFile',
-				label: 'Video File',
-				type: 'file' as const,
-				required: false,
-				helpText: 'Optional, instead of Video URL: a video file from an earlier step, uploaded to Omni Video storage first.',
-			},
-			{
-				key: 'waitForVideo',
-				label: 'Wait for the Video',
-				type: 'string' as const,
-				required: false,
-				default: 'yes',
-				choices: [
-					{ value: 'yes', label: 'Yes: the step ends when the video is ready', sample: 'yes' },
-					{ value: 'no', label: 'No: return the queued job at once', sample: 'no' },
-				],
-				helpText:
-					'Yes pauses the Zap until Omni Video reports the job finished (usually 30 to 90 seconds), then continues with the video. No continues at once with the job ID; pick the video up later with Find Job, or with a Job Completed trigger whose webhook URL you give as Callback URL.',
-			},
-			{
-				key: 'callbackUrl',
-				label: 'Callback URL',
-				type: 'string' as const,
-				required: false,
-				helpText:
-					'Only with Wait for the Video: No. An https:// address Omni Video calls when the job finishes, such as the webhook URL of a Job Completed trigger in another Zap.',
-			},
-			{
-				key: 'runReference',
-				label: 'Run Reference',
-				type: 'string' as const,
-				required: false,
-				helpText:
-					'Optional. Replays of a step never create a second job: a run with exactly the same input as one in the last 24 hours gets that run\'s job. To make a new video each run even with the same prompt, map something unique to the run here, such as the trigger\'s ID.',
-			},
-			INCLUDE_VIDEO_FILE_FIELD,
-		],
-		outputFields: [
-			...JOB_OUTPUT_FIELDS,
-			{ key: 'mode', label: 'Mode (text-to-video, image-to-video or video-to-video)', type: 'string' as const },
-			{ key: 'submittedAt', label: 'Submitted At', type: 'datetime' as const },
-			{ key: 'videoFile', label: 'Video File', type: 'file' as const },
-		],
-		sample: { ...JOB_SAMPLE, mode: 'text-to-video', submittedAt: '2026-11-22T09:29:59.000Z' },
+		inputFields: GENERATE_VIDEO_INPUT_FIELDS,
+		outputFields: GENERATE_VIDEO_OUTPUT_FIELDS,
+		sample: GENERATE_VIDEO_SAMPLE,
 	},
 });

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- the Zapier app: n8n's rules for community nodes do not apply to it */
 import { defineSearch, type Bundle, type ZObject } from 'zapier-platform-core';
 import { NotFoundError, validateJobId } from '../../../core';
 import { asZapierErrors } from '../errors';

@@ -1,10 +1,9 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Zapier app: n8n's rules for community nodes do not apply to it */
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
 import { asZapierErrors } from '../errors';
 import { CONNECTION_SCOPE, connectionCache } from '../cache';
 import { omniVideoClient } from '../host';
 import { JOB_OUTPUT_FIELDS, JOB_SAMPLE, jobOutput, type JobOutput } from '../job';
-import { INCLUDE_VIDEO_FILE_FIELD, videoFileHydrator } from '../files';
+import { INCLUDE_VIDEO_FILE_FIELD, VIDEO_FILE_OUTPUT_FIELD, videoFileOutput } from '../files';
 
 /** How long a delivery is remembered: longer than Omni Video retries a callback. */
 const DELIVERY_MEMORY_SECONDS = 7 * 24 * 3600;
@@ -56,11 +55,8 @@ async function perform(z: ZObject, bundle: Bundle<{ outcome?: string; includeVid
 			z.console.log(`Callback ignored: delivery ${outcome.deliveryId} was already handled.`);
 			return [];
 		}
-		const extra: Record<string, unknown> = { confirmedBy: outcome.confirmedBy, deliveryId: outcome.deliveryId };
 		const includeFile = String(bundle.inputData.includeVideoFile) === 'true';
-		if (includeFile && outcome.job.status === 'done' && outcome.job.resultUrls[0]) {
-			extra.videoFile = z.dehydrateFile(videoFileHydrator, { url: outcome.job.resultUrls[0] });
-		}
+		const extra = { confirmedBy: outcome.confirmedBy, deliveryId: outcome.deliveryId, ...(includeFile ? videoFileOutput(z, outcome.job) : {}) };
 		return [jobOutput(outcome.job, extra)];
 	});
 }
@@ -101,7 +97,7 @@ export default defineTrigger({
 			...JOB_OUTPUT_FIELDS,
 			{ key: 'confirmedBy', label: 'Confirmed By (signature or lookup)', type: 'string' as const },
 			{ key: 'deliveryId', label: 'Delivery ID', type: 'string' as const },
-			{ key: 'videoFile', label: 'Video File', type: 'file' as const },
+			VIDEO_FILE_OUTPUT_FIELD,
 		],
 		sample: JOB_COMPLETED_SAMPLE,
 	},

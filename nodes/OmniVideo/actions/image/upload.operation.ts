@@ -27,7 +27,7 @@ export async function uploadFromBinary(
 ): Promise<UploadedFile> {
 	const binary = this.helpers.assertBinaryData(itemIndex, field);
 	const data = await this.helpers.getBinaryDataBuffer(itemIndex, field);
-	return client.uploadImage(
+	return client.uploadFile(
 		{ filename: binary.fileName ?? '', contentType: binary.mimeType ?? '', data: new Uint8Array(data) },
 		{ kind: 'image', signal: this.getExecutionCancelSignal() },
 	);

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { forEachItem } from '../../../shared/forEachItem';
 import { omniVideoClient } from '../../../shared/n8nHost';
-import { jobItem, videoField } from '../../../shared/jobOutput';
+import { jobItem, videoField, videoFieldProperty } from '../../../shared/jobOutput';
 
 const properties: INodeProperties[] = [
 	{
@@ -21,14 +21,7 @@ const properties: INodeProperties[] = [
 		default: false,
 		description: 'Whether to add the video file as binary data when the job is done',
 	},
-	{
-		displayName: 'Put Video in Field',
-		name: 'outputBinaryPropertyName',
-		type: 'string',
-		default: 'video',
-		hint: 'The name of the output binary field for the video file',
-		displayOptions: { show: { download: [true] } },
-	},
+	videoFieldProperty,
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['get'] } }, properties);

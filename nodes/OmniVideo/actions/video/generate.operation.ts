@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { isToolExecution } from '../../../shared/n8nHost';
-import { jobItem, jobJson, videoField } from '../../../shared/jobOutput';
+import { jobItem, jobJson, videoField, videoFieldProperty } from '../../../shared/jobOutput';
 import { forEachItem } from '../../../shared/forEachItem';
 import { createItemJob } from './createItemJob';
 import { parkForCallbacks } from './waitForCallback';
@@ -139,14 +139,7 @@ const properties: INodeProperties[] = [
 		description: 'Whether to add the video file as binary data (result URLs may expire); the URLs are always in the JSON',
 		displayOptions: { show: { waitMode: ['poll', 'callback'] } },
 	},
-	{
-		displayName: 'Put Video in Field',
-		name: 'outputBinaryPropertyName',
-		type: 'string',
-		default: 'video',
-		hint: 'The name of the output binary field for the video file',
-		displayOptions: { show: { waitMode: ['poll', 'callback'], download: [true] } },
-	},
+	{ ...videoFieldProperty, displayOptions: { show: { waitMode: ['poll', 'callback'], download: [true] } } },
 	{
 		displayName: 'Options',
 		name: 'options',

@@ -6,7 +6,7 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { BatchBook, BatchProgress, isOmniVideoError, reconcileBatch } from '../../../../core';
+import { BatchBook, BatchProgress, isOmniVideoError } from '../../../../core';
 import { omniVideoClient } from '../../../shared/n8nHost';
 import { errorJson, toNodeError } from '../../../shared/nodeErrors';
 import { jobItem, jobJson, videoField } from '../../../shared/jobOutput';
@@ -127,7 +127,7 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 	progress.record(outcome.job, Date.now());
 	respond(this, 200, { received: true, jobId: outcome.job.id });
 
-	await reconcileBatch(client.runtime, progress, { deadlineAtMs: Date.now() + RECONCILE_BUDGET_MS });
+	await client.reconcileBatch(progress, { deadlineAtMs: Date.now() + RECONCILE_BUDGET_MS });
 	if (!progress.claimResume()) return { noWebhookResponse: true };
 	batches.close(executionId);
 	const complete = new Map(progress.jobs().map((job) => [job.id, job]));

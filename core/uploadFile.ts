@@ -1,7 +1,7 @@
 import type { ApiRuntime } from './apiRequest';
 import { callApi } from './apiRequest';
 import { StreamBody, type AbortSignalLike, type HttpMethod } from './transport';
-import type { StreamedUploadInput, UploadImageInput } from './types';
+import type { StreamedUploadInput, UploadFileInput } from './types';
 import { validateStreamedUpload, validateUploadInput } from './validateUpload';
 import { parseUploadTicket } from './parseUploadTicket';
 import { TransportFailure } from './errors';
@@ -32,7 +32,7 @@ export interface UploadOptions {
  * then PUT the bytes there with exactly the ticket's headers and no Authorization header (the
  * key never leaves for another host).
  */
-export async function uploadImage(runtime: ApiRuntime, input: UploadImageInput, options: UploadOptions = {}): Promise<UploadedFile> {
+export async function uploadFile(runtime: ApiRuntime, input: UploadFileInput, options: UploadOptions = {}): Promise<UploadedFile> {
 	const file = validateUploadInput(input, options.kind ?? 'image');
 	return sendUpload(runtime, { filename: file.filename, contentType: file.contentType, size: file.data.byteLength, body: file.data }, options);
 }

@@ -1,15 +1,15 @@
 import { closeCoreSandboxes, coreSandbox } from '../support/coreHarness';
 import { ValidationError } from '../../core/errors';
-import { CheckedHttp } from '../support/sandboxClient';
+import { CheckedHttp } from '../support/checkedHttp';
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
 
 afterEach(closeCoreSandboxes);
 
-describe('uploadImage', () => {
+describe('uploadFile', () => {
 	it('gets a ticket, then PUTs the bytes with the ticket headers and no Authorization', async () => {
 		const { time, sandbox, sent, client } = await coreSandbox();
-		const uploaded = await time.run(client.uploadImage({ filename: 'frame.png', contentType: 'image/png', data: PNG }));
+		const uploaded = await time.run(client.uploadFile({ filename: 'frame.png', contentType: 'image/png', data: PNG }));
 		expect(uploaded).toMatchObject({ fileUrl: expect.stringMatching(new RegExp(`^${sandbox.url}/files/`)), contentType: 'image/png', size: PNG.byteLength });
 		const [ticket, put] = sent.requests;
 		expect(ticket).toMatchObject({ method: 'POST', viaApi: true, body: { filename: 'frame.png', contentType: 'image/png', size: 11 } });
@@ -24,7 +24,7 @@ describe('uploadImage', () => {
 
 	it('refuses a file that is not an image before any request', async () => {
 		const { time, sandbox, sent, client } = await coreSandbox();
-		const error = await time.run(client.uploadImage({ filename: 'a.txt', contentType: 'text/plain', data: new Uint8Array([1]) })).catch((e: unknown) => e);
+		const error = await time.run(client.uploadFile({ filename: 'a.txt', contentType: 'text/plain', data: new Uint8Array([1]) })).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(ValidationError);
 		expect(sent.requests).toHaveLength(0);
 		expect(sandbox.journal).toHaveLength(0);
@@ -41,6 +41,6 @@ describe('uploadImage', () => {
 				},
 			}),
 		});
-		await expect(time.run(client.uploadImage({ filename: 'f.png', contentType: 'image/png', data: PNG }))).rejects.toMatchObject({ status: 403 });
+		await expect(time.run(client.uploadFile({ filename: 'f.png', contentType: 'image/png', data: PNG }))).rejects.toMatchObject({ status: 403 });
 	});
 });
