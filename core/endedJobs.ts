@@ -1,5 +1,6 @@
 import type { JobRecord } from './types';
 import type { ApiRuntime } from './apiRequest';
+import { perKey } from './perKey';
 
 /** How many ended jobs one key's memory keeps (a record is a few hundred bytes). */
 const REMEMBERED = 1_000;
@@ -24,17 +25,8 @@ export class EndedJobs {
 	}
 }
 
-const shared = new Map<string, EndedJobs>();
-
 /** The memory of one key in this process, shared like its limiter. */
-export function sharedEndedJobs(limiterKey: string): EndedJobs {
-	let memory = shared.get(limiterKey);
-	if (!memory) {
-		memory = new EndedJobs();
-		shared.set(limiterKey, memory);
-	}
-	return memory;
-}
+export const sharedEndedJobs = perKey(() => new EndedJobs());
 
 /** A job was seen ended: its slot is free, and its outcome is kept for whoever needs it next. */
 export function jobSeenEnded(runtime: Pick<ApiRuntime, 'limiter' | 'endedJobs'>, job: JobRecord): void {

@@ -1,3 +1,5 @@
+import { perKey } from './perKey';
+
 /** How many recent jobs the calibration remembers. */
 const SAMPLES = 50;
 /** Below this many finished jobs, the estimate is used as it is. */
@@ -34,14 +36,5 @@ export class RenderCalibration {
 	}
 }
 
-const shared = new Map<string, RenderCalibration>();
-
 /** The calibration for one key in this process, shared like its limiter. */
-export function sharedCalibration(limiterKey: string): RenderCalibration {
-	let calibration = shared.get(limiterKey);
-	if (!calibration) {
-		calibration = new RenderCalibration();
-		shared.set(limiterKey, calibration);
-	}
-	return calibration;
-}
+export const sharedCalibration = perKey(() => new RenderCalibration());
