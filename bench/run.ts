@@ -28,10 +28,10 @@ const CPU_SIZES = [50, 200, 1000];
 /** Known causes of the targets this run misses, shown beside the figures (see the README). */
 const WHY: Partial<Record<string, string>> = {
 	[STRATEGIES.n8nSigned]:
-		'While it creates, the node cannot see jobs end (n8n refuses their callbacks with 409 until the execution is parked), so it holds each slot as long as a job of that size can take: on Pro the creates came in rounds of about 95 s against renders of 30–90 s. After the park, the first callback looks up the jobs whose callbacks were refused (once each); with n8n on the real clock and its limits scaled ×50 those lookups can still burst past the sandbox’s minute window (a few rate_limited 429s, waited out). The last callbacks can come late: the service retries a refused callback after 5 s, then 5 min',
-	[STRATEGIES.n8nLookup]: 'As (d) signed: slots held for the longest render while creating, then one lookup for each job whose callback was refused',
+		'While it creates, the node cannot see jobs end: n8n refuses their callbacks with 409 ("running already") until execute() returns and the execution is parked, so a create waiting for a slot looks up a job past its expected time to free it (one lookup, sometimes two) and the slot idles from the job’s end to that lookup. After the park, jobs already seen ended are not looked up again; those whose callbacks were refused and not yet seen are looked up once. The last callbacks can come late: the service retries a refused callback after 5 s, then 5 min. Parking early, or creating the rest from the callbacks, is what would close the gap (not built)',
+	[STRATEGIES.n8nLookup]: 'As (d) signed: slots freed by a lookup at each job’s expected time while creating, then one lookup for each job whose callback was refused',
 	[STRATEGIES.polling]:
-		'A polled job keeps its slot among the plan’s jobs at once until a lookup sees it ended, so every look that comes after the end (see the known-after-end column) delays the next create by as much; and the first look, at the typical render time, finds about half the jobs still running',
+		'The first look is at the key’s typical render time, so that a job usually costs one lookup; a job that renders faster than typical (about half of them) is seen only then, and its slot idles until that look (the known-after-end p95). Looking earlier would cost another lookup for every job that renders slower; this trade is measured, not tuned away',
 };
 const MEMORY_WHY =
 	'n8n’s default mode keeps binary data in the item as base64: the base64 string (1.33× the file) is made from a whole buffer of the file (1×), so the peak is at least 2.33× the file in that mode, whatever the node does; filesystem mode streams to disk';
