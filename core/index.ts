@@ -31,6 +31,7 @@ export { isAcceptedCallbackUrl } from './validateUrls';
 export type { GeneratedJob } from './generateVideo';
 export type { UploadedFile } from './uploadFile';
 export { jobView, type JobView } from './jobView';
+export { SAMPLE_JOB } from './jobSample';
 export { jobFailedError, isTerminal } from './jobOutcome';
 export type { CredentialCheck, CredentialProblem } from './credentialCheck';
 
