@@ -26,12 +26,12 @@ const newFlow = (): Flow => ({ id: `flow_${++flows}`, store: new MemoryStore() }
 type Trigger = typeof jobCompleted;
 
 /** The trigger's run, with the context the engine builds for a webhook trigger (TestOrRunHookContext). */
-function fire(delivery: ReceivedCallback, options: { secret?: boolean; flow?: Flow; outcome?: string; trigger?: Trigger } = {}) {
+function fire(delivery: ReceivedCallback, options: { secret?: boolean; flow?: Flow; outcome?: string; includeVideoFile?: boolean; trigger?: Trigger } = {}) {
 	const props = { apiKey: sandbox.keys.premium, baseUrl: sandbox.url, plan: 'premium', webhookSecret: options.secret ? sandbox.webhookSecret : undefined };
 	const flow = options.flow ?? newFlow();
 	const context = {
 		auth: { type: 'CUSTOM_AUTH', props },
-		propsValue: { outcome: options.outcome },
+		propsValue: { outcome: options.outcome, includeVideoFile: options.includeVideoFile },
 		store: flow.store,
 		flows: { current: { id: flow.id, version: { id: `${flow.id}_v1` } } },
 		payload: { body: JSON.parse(delivery.body), rawBody: delivery.body, headers: delivery.headers, queryParams: {} },
@@ -80,6 +80,13 @@ it('fires for the chosen outcome only', async () => {
 	const delivery = await deliveryOf(sandbox, 'Rain on glass [sandbox:job-fails-content-policy]');
 	expect(await fire(delivery, { secret: true, outcome: 'done' })).toEqual([]);
 	expect(await fire(delivery, { secret: true, outcome: 'failed' })).toEqual([expect.objectContaining({ status: 'failed', errorCode: 'content_policy' })]);
+});
+
+it('a video too large for a file of the run still starts the flow, as a link with the reason', async () => {
+	const delivery = await deliveryOf(sandbox, 'A long pan [sandbox:large-output]');
+	const [started] = await fire(delivery, { secret: true, includeVideoFile: true });
+	expect(started).toEqual(expect.objectContaining({ status: 'done', videoUrl: expect.stringMatching(/output\.mp4$/), videoFileSkipped: expect.stringMatching(/over the 10 MB/) }));
+	expect(started.videoFile).toBeUndefined();
 });
 
 /** Copies handed to one flow's trigger at the same moment: every item is a run of the flow. */

@@ -1,8 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
-import { createTrigger, Property, TriggerStrategy } from '@activepieces/pieces-framework';
-import { DeliveryGuard, SAMPLE_JOB, claimedOutcomeKey, jobView, type CallbackOutcome } from '../../../core';
+import { createTrigger, Property, TriggerStrategy, type FilesService } from '@activepieces/pieces-framework';
+import { DeliveryGuard, SAMPLE_JOB, claimedOutcomeKey, jobView, type CallbackOutcome, type JobRecord } from '../../../core';
 import { omniVideoAuth } from '../auth';
-import { connectionOf, inStepTerms, omniVideoClient } from '../host';
+import { connectionOf, inStepTerms, omniVideoClient, stepError } from '../host';
 import { includeVideoFileProp, jobOutput } from '../job';
 
 const SAMPLE = { ...jobView(SAMPLE_JOB), confirmedBy: 'signature', deliveryId: 'msg_2f1c0b9e' };
@@ -27,6 +27,15 @@ function refusal(outcome: Extract<CallbackOutcome, { accepted: false }>): never[
 		throw new Error(`Omni Video callback not confirmed: ${outcome.reason} Look the job up with Get Job.`);
 	}
 	return [];
+}
+
+/** The flow starts even when the video cannot be downloaded (the delivery is marked seen): its URL is in the output. */
+async function startedOutput(job: JobRecord, files: FilesService | undefined, extra: Record<string, unknown>) {
+	try {
+		return await jobOutput(job, { files, extra });
+	} catch (error) {
+		return jobOutput(job, { extra: { ...extra, videoFileSkipped: String((stepError(error) as Error)?.message ?? error) } });
+	}
 }
 
 export const jobCompleted = createTrigger({
@@ -81,7 +90,7 @@ export const jobCompleted = createTrigger({
 				if (await ctx.store.get(seenKey)) return { taken: true, value: [] };
 				await ctx.store.put(seenKey, true);
 				const files = ctx.propsValue.includeVideoFile ? ctx.files : undefined;
-				return { taken: true, value: [await jobOutput(job, { files, extra: { confirmedBy: outcome.confirmedBy, deliveryId: outcome.deliveryId } })] };
+				return { taken: true, value: [await startedOutput(job, files, { confirmedBy: outcome.confirmedBy, deliveryId: outcome.deliveryId })] };
 			});
 			return guarded.duplicate ? [] : guarded.value;
 		});
