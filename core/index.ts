@@ -10,6 +10,7 @@ export { StreamBody } from './transport';
 export { MAX_PLAIN_REDIRECTS } from './plainRequest';
 export { keyFingerprint, derivedIdempotencyKey, canonicalJson } from './idempotency';
 export { planLimits } from './plans';
+export { PLANS } from './types';
 export { isLocalSandbox, normaliseBaseUrl, baseUrlProblem } from './baseUrl';
 
 // The host kit: what every transport needs beside its own HTTP client.
@@ -25,6 +26,8 @@ export {
 	type PlanName,
 } from './types';
 export { validateGenerateInput, generationMode } from './validateGenerate';
+export { GENERATE_LIMITS } from './inputLimits';
+export { TYPICAL_RENDER_SECONDS } from './estimate';
 export { validateJobId } from './validateJobId';
 export { detectContentType } from './contentType';
 export { isAcceptedCallbackUrl } from './validateUrls';

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApFile } from '@activepieces/pieces-framework';
 import { startSandbox, type Sandbox } from '../../sandbox';
+import { GENERATE_LIMITS, PLANS, TYPICAL_RENDER_SECONDS } from '../../core';
 import { omniVideo, omniVideoAuth } from '../src';
 import { generateVideo } from '../src/actions/generate-video';
 import { getJob } from '../src/actions/get-job';
@@ -55,6 +56,19 @@ describe('the piece', () => {
 		const metadata = omniVideo.metadata();
 		expect(Object.keys(metadata.actions).sort()).toEqual(['generate_video', 'get_job', 'upload_image']);
 		expect(Object.keys(metadata.triggers)).toEqual(['job_completed']);
+	});
+
+	it("states the API's limits as core knows them (prompt, duration, resolutions, render time, plans)", () => {
+		const { props } = omniVideo.metadata().actions.generate_video;
+		const { maxPromptCharacters, minDurationSeconds, maxDurationSeconds, resolutions } = GENERATE_LIMITS;
+		expect(props.prompt.description).toContain(`up to ${maxPromptCharacters.toLocaleString('en-US')} characters`);
+		expect(props.duration.description).toContain(`${minDurationSeconds} to ${maxDurationSeconds} seconds`);
+		expect((props.resolution as unknown as { options: { options: Array<{ value: string }> } }).options.options.map((option) => option.value)).toEqual([...resolutions]);
+		expect(props.expectedSeconds.description).toContain(`${TYPICAL_RENDER_SECONDS.min} to ${TYPICAL_RENDER_SECONDS.max} s`);
+		const plans = (omniVideo.metadata().auth as unknown as { props: { plan: { options: { options: Array<{ label: string }> } } } }).props.plan.options.options;
+		expect(plans.map((plan) => plan.label)).toEqual(
+			[PLANS.pro, PLANS.premium].map((limits) => expect.stringContaining(`${limits.requestsPerMinute} requests a minute, ${limits.requestsPerHour} an hour, ${limits.concurrentJobs} jobs at once`)),
+		);
 	});
 
 	it("the connection's validation proves the key with one request, and tells what is wrong", async () => {

@@ -54,7 +54,13 @@ export const jobCompleted = createTrigger({
 			description: 'Which finished jobs start the flow.',
 			required: false,
 			defaultValue: 'any',
-			options: { options: [{ label: 'Done or failed', value: 'any' }, { label: 'Done only', value: 'done' }, { label: 'Failed only', value: 'failed' }] },
+			options: {
+				options: [
+					{ label: 'Done or failed', value: 'any' },
+					{ label: 'Done only', value: 'done' satisfies JobRecord['status'] },
+					{ label: 'Failed only', value: 'failed' satisfies JobRecord['status'] },
+				],
+			},
 		}),
 		includeVideoFile: includeVideoFileProp,
 	},
