@@ -1,4 +1,4 @@
-import type { Resolution } from './types';
+import { MAX_DURATION_SECONDS, MIN_DURATION_SECONDS, type Resolution } from './types';
 
 /**
  * How long a job is expected to take, from creation to `done` (docs/api.md#render-time): "most jobs finish in
@@ -14,6 +14,12 @@ export function expectedRenderSeconds(resolution: Resolution, durationSeconds: n
 	const extra = Math.max(0, durationSeconds - 4) * SECONDS_PER_OUTPUT_SECOND[resolution];
 	return BASE_SECONDS[resolution] + extra;
 }
+
+/** The API's "most jobs finish in about 30 to 90 seconds", from the smallest job to the largest, for what users are told to expect. */
+export const TYPICAL_RENDER_SECONDS = {
+	min: expectedRenderSeconds('720P', MIN_DURATION_SECONDS),
+	max: expectedRenderSeconds('4K', MAX_DURATION_SECONDS),
+} as const;
 
 /** The longest a job takes, by the API's "30 to 90 seconds", with a margin for latency. */
 const LONGEST_RENDER_SECONDS = 95;

@@ -10,6 +10,7 @@ export { StreamBody } from './transport';
 export { MAX_PLAIN_REDIRECTS } from './plainRequest';
 export { keyFingerprint, derivedIdempotencyKey, canonicalJson } from './idempotency';
 export { planLimits } from './plans';
+export { PLANS } from './types';
 export { isLocalSandbox, normaliseBaseUrl, baseUrlProblem } from './baseUrl';
 
 // The host kit: what every transport needs beside its own HTTP client.
@@ -25,12 +26,15 @@ export {
 	type PlanName,
 } from './types';
 export { validateGenerateInput, generationMode } from './validateGenerate';
+export { GENERATE_LIMITS } from './inputLimits';
+export { TYPICAL_RENDER_SECONDS } from './estimate';
 export { validateJobId } from './validateJobId';
 export { detectContentType } from './contentType';
 export { isAcceptedCallbackUrl } from './validateUrls';
 export type { GeneratedJob } from './generateVideo';
 export type { UploadedFile } from './uploadFile';
 export { jobView, type JobView } from './jobView';
+export { SAMPLE_JOB } from './jobSample';
 export { jobFailedError, isTerminal } from './jobOutcome';
 export type { CredentialCheck, CredentialProblem } from './credentialCheck';
 

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
 import { PieceAuth, Property } from '@activepieces/pieces-framework';
-import { baseUrlProblem, normaliseBaseUrl } from '../../core';
+import { PLANS, baseUrlProblem, normaliseBaseUrl, type PlanName } from '../../core';
 import { omniVideoClient } from './host';
 
 /** The connection as the piece reads it (Activepieces hands actions `{ props }`, validate the props alone). */
@@ -9,6 +9,12 @@ export interface OmniVideoConnection {
 	baseUrl: string;
 	plan?: string;
 	webhookSecret?: string;
+}
+
+/** A plan as the builder picks it: its name and what it allows, as core paces requests to it. */
+function planOption(plan: PlanName, name: string) {
+	const limits = PLANS[plan];
+	return { label: `${name} (${limits.requestsPerMinute} requests a minute, ${limits.requestsPerHour} an hour, ${limits.concurrentJobs} jobs at once)`, value: plan };
 }
 
 /** The longest a connection test may take, right or wrong. */
@@ -32,10 +38,7 @@ export const omniVideoAuth = PieceAuth.CustomAuth({
 			required: true,
 			defaultValue: 'pro',
 			options: {
-				options: [
-					{ label: 'Pro (30 requests a minute, 200 an hour, 5 jobs at once)', value: 'pro' },
-					{ label: 'Premium (60 requests a minute, 500 an hour, 10 jobs at once)', value: 'premium' },
-				],
+				options: [planOption('pro', 'Pro'), planOption('premium', 'Premium')],
 			},
 		}),
 		webhookSecret: PieceAuth.SecretText({

@@ -13,22 +13,23 @@ export const MAX_VIDEO_FILE_BYTES = 10 * 1024 * 1024;
 
 export const includeVideoFileProp = Property.Checkbox({
 	displayName: 'Include Video File',
-	description: `Also store the finished MP4 as a file of the run (up to ${MAX_VIDEO_FILE_BYTES / (1024 * 1024)} MB), for steps that take a file. The Video URL is there either way.`,
+	description: `Also store the finished MP4 as a file of the run (up to ${MAX_VIDEO_FILE_BYTES / (1024 * 1024)} MB), for steps that take a file. A larger video stays a link: Video File Skipped says why. The Video URL is there either way.`,
 	required: false,
 	defaultValue: false,
 });
 
+/** Why a video stays a link: it is larger than a run's file may be. */
+function tooLargeReason(job: JobRecord, size: number): string {
+	const mb = (bytes: number) => bytes / (1024 * 1024);
+	return `The video of Omni Video job ${job.id} is ${mb(size).toFixed(1)} MB, over the ${mb(MAX_VIDEO_FILE_BYTES)} MB a run's file may hold: use its Video URL.`;
+}
+
 /**
  * Downloads the video (without the key: the CDN is not the API) into a file of the run. A video
- * over the limit is not downloaded: the error says so and names the job, whose URL still works.
+ * over the limit is not kept (read no further than the limit): the reason is returned instead.
  */
-async function videoFile(files: FilesService, job: JobRecord): Promise<string> {
+async function videoFile(files: FilesService, job: JobRecord): Promise<{ videoFile: string } | { videoFileSkipped: string }> {
 	const url = job.resultUrls[0];
-	const tooLarge = (size: number) =>
-		new Error(
-			`The video of Omni Video job ${job.id} is ${(size / (1024 * 1024)).toFixed(1)} MB, over the ${MAX_VIDEO_FILE_BYTES / (1024 * 1024)} MB a run's file may hold. ` +
-				'Turn off Include Video File and use the Video URL (a rerun gets the same job, at no cost).',
-		);
 	let response: Response;
 	try {
 		response = await fetch(url, { redirect: 'follow' });
@@ -39,21 +40,27 @@ async function videoFile(files: FilesService, job: JobRecord): Promise<string> {
 	const declared = Number(response.headers.get('content-length'));
 	if (declared > MAX_VIDEO_FILE_BYTES) {
 		await response.body?.cancel();
-		throw tooLarge(declared);
+		return { videoFileSkipped: tooLargeReason(job, declared) };
 	}
 	const chunks: Uint8Array[] = [];
 	let size = 0;
 	for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
 		size += chunk.byteLength;
-		if (size > MAX_VIDEO_FILE_BYTES) throw tooLarge(size);
+		if (size > MAX_VIDEO_FILE_BYTES) {
+			await response.body?.cancel().catch(() => undefined);
+			return { videoFileSkipped: tooLargeReason(job, size) };
+		}
 		chunks.push(chunk);
 	}
-	return files.write({ fileName: `omni-video-${job.id}.mp4`, data: Buffer.concat(chunks) });
+	return { videoFile: await files.write({ fileName: `omni-video-${job.id}.mp4`, data: Buffer.concat(chunks) }) };
 }
 
-/** The job as output; a done job's video as a file of the run when asked for. */
+/**
+ * The job as output; a done job's video as a file of the run when asked for, or, when it is too
+ * large for one, the reason it stays a link (videoFileSkipped).
+ */
 export async function jobOutput(job: JobRecord, options: { files?: FilesService; extra?: Record<string, unknown> } = {}): Promise<JobOutput> {
 	const output: JobOutput = { ...jobView(job), ...options.extra };
-	if (options.files && job.status === 'done' && job.resultUrls[0]) output.videoFile = await videoFile(options.files, job);
+	if (options.files && job.status === 'done' && job.resultUrls[0]) Object.assign(output, await videoFile(options.files, job));
 	return output;
 }

@@ -1,6 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ApFile } from '@activepieces/pieces-framework';
 import { startSandbox, type Sandbox } from '../../sandbox';
+import { GENERATE_LIMITS, PLANS, TYPICAL_RENDER_SECONDS } from '../../core';
 import { omniVideo, omniVideoAuth } from '../src';
 import { generateVideo } from '../src/actions/generate-video';
 import { getJob } from '../src/actions/get-job';
@@ -39,11 +42,33 @@ async function failure(work: Promise<unknown>): Promise<Error> {
 	);
 }
 
+/** An http:// address on loopback where nothing listens any more. */
+async function closedAddress(): Promise<string> {
+	const server = http.createServer();
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	const { port } = server.address() as AddressInfo;
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+	return `http://127.0.0.1:${port}`;
+}
+
 describe('the piece', () => {
 	it('declares its actions and trigger under Activepieces names', () => {
 		const metadata = omniVideo.metadata();
 		expect(Object.keys(metadata.actions).sort()).toEqual(['generate_video', 'get_job', 'upload_image']);
 		expect(Object.keys(metadata.triggers)).toEqual(['job_completed']);
+	});
+
+	it("states the API's limits as core knows them (prompt, duration, resolutions, render time, plans)", () => {
+		const { props } = omniVideo.metadata().actions.generate_video;
+		const { maxPromptCharacters, minDurationSeconds, maxDurationSeconds, resolutions } = GENERATE_LIMITS;
+		expect(props.prompt.description).toContain(`up to ${maxPromptCharacters.toLocaleString('en-US')} characters`);
+		expect(props.duration.description).toContain(`${minDurationSeconds} to ${maxDurationSeconds} seconds`);
+		expect((props.resolution as unknown as { options: { options: Array<{ value: string }> } }).options.options.map((option) => option.value)).toEqual([...resolutions]);
+		expect(props.expectedSeconds.description).toContain(`${TYPICAL_RENDER_SECONDS.min} to ${TYPICAL_RENDER_SECONDS.max} s`);
+		const plans = (omniVideo.metadata().auth as unknown as { props: { plan: { options: { options: Array<{ label: string }> } } } }).props.plan.options.options;
+		expect(plans.map((plan) => plan.label)).toEqual(
+			[PLANS.pro, PLANS.premium].map((limits) => expect.stringContaining(`${limits.requestsPerMinute} requests a minute, ${limits.requestsPerHour} an hour, ${limits.concurrentJobs} jobs at once`)),
+		);
 	});
 
 	it("the connection's validation proves the key with one request, and tells what is wrong", async () => {
@@ -54,6 +79,15 @@ describe('the piece', () => {
 		expect(await validate({ ...auth(), apiKey: 'omni_wrong' })).toEqual({ valid: false, error: expect.stringMatching(/key/i) });
 		expect(await validate({ ...auth(), baseUrl: `${sandbox.url}/omni` })).toEqual({ valid: false, error: expect.stringMatching(/without a path/) });
 		expect(await validate({ ...auth(), plan: 'pro' })).toEqual({ valid: false, error: expect.stringMatching(/counts this key's requests as premium/) });
+	});
+
+	it('a revoked key and an address where nothing answers are refused, each with what to do', async () => {
+		const validate = (props: Record<string, unknown>) => omniVideoAuth.validate!({ auth: props as never, server: { apiUrl: '', publicUrl: '' } });
+		const revoked = await validate({ ...auth(), apiKey: sandbox.keys.revoked });
+		expect(revoked).toEqual({ valid: false, error: expect.stringMatching(/revoked/i) });
+		const unreachable = await validate({ ...auth(), baseUrl: await closedAddress() });
+		expect(unreachable).toEqual({ valid: false, error: expect.stringMatching(/reach|connect/i) });
+		expect(unreachable).not.toEqual(revoked);
 	});
 });
 
@@ -149,6 +183,15 @@ describe('Get Job and Upload Image', () => {
 		expect(got).toEqual(expect.objectContaining({ jobId: done.jobId, status: 'done', videoFile: expect.any(String) }));
 		const error = await failure(step(getJob, { jobId: 'job_nothing_here' }, { run, auth: auth() }));
 		expect(error.message).toMatch(/job_nothing_here/);
+	});
+
+	it("a video larger than a run's file may be (10 MB) stays a link, with the reason in the output", async () => {
+		const run = newRun();
+		const done = await step(generateVideo, { prompt: 'A long pan [sandbox:large-output]', ...fast, wait: 'poll', includeVideoFile: true }, { run, auth: auth() });
+		expect(sandbox.config.largeFileBytes).toBeGreaterThan(10 * 1024 * 1024);
+		expect(done).toEqual(expect.objectContaining({ status: 'done', videoUrl: expect.stringMatching(/output\.mp4$/), videoFileSkipped: expect.stringMatching(new RegExp(`job ${done.jobId} is 64\\.0 MB, over the 10 MB`)) }));
+		expect(done.videoFile).toBeUndefined();
+		expect(run.files).toEqual([]);
 	});
 
 	it('Upload Image sends a file (its type read from the bytes) and its File URL animates in Generate Video', async () => {

@@ -1,8 +1,7 @@
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { startReceiver, type ReceivedCallback } from '../support/receiver';
+import { deliveryOf } from '../support/callbackDelivery';
 import { App, authFor, hookBundle, runStep, runWithRpc, zapierRpc } from '../support/zapier/harness';
 import { createAppTester } from 'zapier-platform-core';
-import { createNodeClient } from '../../node-host/runtime';
 
 /**
  * Job Completed: real callbacks from the sandbox, handed to the trigger the way Zapier hands a
@@ -20,22 +19,9 @@ afterAll(async () => {
 
 const PERFORM = 'triggers.jobCompleted.operation.perform';
 
-/** Creates a job whose callback goes to a loopback receiver, and returns its first delivery. */
-async function deliveryOf(prompt: string): Promise<ReceivedCallback> {
-	const receiver = await startReceiver();
-	try {
-		const client = createNodeClient({ baseUrl: sandbox.url, apiKey: sandbox.keys.premium, plan: 'premium' });
-		await client.generateVideo({ prompt, resolution: '720P', duration: 4, callbackUrl: receiver.url }, { allowInsecureLoopbackCallback: true });
-		const [delivery] = await receiver.waitFor(1, 15_000);
-		return delivery;
-	} finally {
-		await receiver.close();
-	}
-}
-
 it('a signed callback starts the Zap once; its replay does not', async () => {
 	const tester = createAppTester(App);
-	const delivery = await deliveryOf('A sunrise over hills');
+	const delivery = await deliveryOf(sandbox, 'A sunrise over hills');
 	const bundle = { authData: authFor(sandbox.url, sandbox.keys.premium, { webhookSecret: sandbox.webhookSecret }), inputData: {}, ...hookBundle(delivery) };
 	const lookups = sandbox.journal.length;
 	const first = (await runStep(PERFORM, bundle, tester)) as Array<Record<string, unknown>>;
@@ -56,14 +42,14 @@ async function halted(bundle: Record<string, unknown>): Promise<string> {
 }
 
 it('a forged signature never starts the Zap, and says why in the Zap history', async () => {
-	const delivery = await deliveryOf('A quiet harbour');
+	const delivery = await deliveryOf(sandbox, 'A quiet harbour');
 	const forged = { ...delivery, body: delivery.body.replace('"done"', '"failed"') };
 	const bundle = { authData: authFor(sandbox.url, sandbox.keys.premium, { webhookSecret: sandbox.webhookSecret }), inputData: {}, ...hookBundle(forged) };
 	expect(await halted(bundle)).toMatch(/callback not accepted \(job job_[\w-]+\): Signature rejected/);
 });
 
 it('a delivery signed too long ago is refused with the reason, not dropped silently', async () => {
-	const delivery = await deliveryOf('An old postcard');
+	const delivery = await deliveryOf(sandbox, 'An old postcard');
 	const old = { ...delivery, headers: { ...delivery.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600) } };
 	const bundle = { authData: authFor(sandbox.url, sandbox.keys.premium, { webhookSecret: sandbox.webhookSecret }), inputData: {}, ...hookBundle(old) };
 	expect(await halted(bundle)).toMatch(/Signature rejected: the delivery is 3600 s old/);
@@ -76,7 +62,7 @@ it('the editor\'s test of the trigger lists a sample job (performList)', async (
 
 it('without a secret, the job is confirmed by lookup, and a made-up job is ignored', async () => {
 	const tester = createAppTester(App);
-	const delivery = await deliveryOf('A field of tulips');
+	const delivery = await deliveryOf(sandbox, 'A field of tulips');
 	const auth = authFor(sandbox.url, sandbox.keys.premium);
 	const confirmed = (await runStep(PERFORM, { authData: auth, inputData: {}, ...hookBundle(delivery) }, tester)) as Array<Record<string, unknown>>;
 	expect(confirmed).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'lookup' })]);
@@ -85,7 +71,7 @@ it('without a secret, the job is confirmed by lookup, and a made-up job is ignor
 });
 
 it('fires for the chosen outcome only: a failed job, with Outcome "Done only" and "Failed only"', async () => {
-	const delivery = await deliveryOf('Rain on glass [sandbox:job-fails-content-policy]');
+	const delivery = await deliveryOf(sandbox, 'Rain on glass [sandbox:job-fails-content-policy]');
 	const auth = authFor(sandbox.url, sandbox.keys.premium, { webhookSecret: sandbox.webhookSecret });
 	expect(await runStep(PERFORM, { authData: auth, inputData: { outcome: 'done' }, ...hookBundle(delivery) }, createAppTester(App))).toEqual([]);
 	const failed = (await runStep(PERFORM, { authData: auth, inputData: { outcome: 'failed' }, ...hookBundle(delivery) }, createAppTester(App))) as Array<Record<string, unknown>>;
@@ -95,7 +81,7 @@ it('fires for the chosen outcome only: a failed job, with Outcome "Done only" an
 it("two deliveries of one callback arriving at once start the Zap once (Zapier's cache: scoped entries, nx writes)", async () => {
 	const rpc = await zapierRpc();
 	try {
-		const delivery = await deliveryOf('Two at once');
+		const delivery = await deliveryOf(sandbox, 'Two at once');
 		const bundle = { authData: authFor(sandbox.url, sandbox.keys.premium, { webhookSecret: sandbox.webhookSecret }), inputData: {}, ...hookBundle(delivery) };
 		const outputs = await Promise.all([runWithRpc(PERFORM, bundle, rpc.url), runWithRpc(PERFORM, bundle, rpc.url)]);
 		expect(outputs.map((output) => (output.results as unknown[]).length).sort()).toEqual([0, 1]);

@@ -1,4 +1,4 @@
-import { jobView, type JobRecord, type JobView } from '../../core';
+import { SAMPLE_JOB, jobView, type JobRecord, type JobView } from '../../core';
 
 /** A job as a Zap step's output: core's view of it, plus what the step adds. */
 export type JobOutput = JobView & { id: string } & Record<string, unknown>;
@@ -8,18 +8,8 @@ export function jobOutput(job: JobRecord, extra: Record<string, unknown> = {}): 
 	return { id: job.id, ...jobView(job), ...extra };
 }
 
-export const JOB_SAMPLE: JobOutput = {
-	id: 'job_8f3a2c1d9e7b4a60',
-	jobId: 'job_8f3a2c1d9e7b4a60',
-	status: 'done',
-	videoUrl: 'https://cdn.omni-video.example/omni/acct_1/job_8f3a2c1d9e7b4a60/output.mp4',
-	resultUrls: ['https://cdn.omni-video.example/omni/acct_1/job_8f3a2c1d9e7b4a60/output.mp4'],
-	progress: 100,
-	creditsQueued: 16,
-	creditsUsed: 16,
-	createdAt: '2026-11-22T09:30:00.000Z',
-	completedAt: '2026-11-22T09:31:02.000Z',
-};
+/** The step's output for a finished job, before a run has made one. */
+export const JOB_SAMPLE: JobOutput = jobOutput(SAMPLE_JOB);
 
 /** Labels for every field a job step returns, so later steps can map them by name. */
 export const JOB_OUTPUT_FIELDS = [

@@ -4,6 +4,8 @@ import { ExecutionType } from '@activepieces/shared';
 import {
 	DEFAULT_DURATION_SECONDS,
 	DEFAULT_RESOLUTION,
+	GENERATE_LIMITS,
+	TYPICAL_RENDER_SECONDS,
 	canonicalJson,
 	derivedIdempotencyKey,
 	generationMode,
@@ -41,22 +43,38 @@ interface Attempt {
 	jobId?: string;
 }
 
+const RESOLUTION_LABELS: Record<(typeof GENERATE_LIMITS.resolutions)[number], string> = {
+	'720P': '720p (fastest, fewest credits)',
+	'1080P': '1080p',
+	'4K': '4K (slowest, most credits)',
+};
+
 const props = {
-	prompt: Property.LongText({ displayName: 'Prompt', description: 'What the video shows, in up to 2,000 characters.', required: true }),
+	prompt: Property.LongText({
+		displayName: 'Prompt',
+		description: `What the video shows, in up to ${GENERATE_LIMITS.maxPromptCharacters.toLocaleString('en-US')} characters.`,
+		required: true,
+	}),
 	resolution: Property.StaticDropdown({
 		displayName: 'Resolution',
 		description: 'Higher resolutions take longer and cost more credits.',
 		required: false,
 		defaultValue: DEFAULT_RESOLUTION,
-		options: { options: [{ label: '720p (fastest, fewest credits)', value: '720P' }, { label: '1080p', value: '1080P' }, { label: '4K (slowest, most credits)', value: '4K' }] },
+		options: { options: GENERATE_LIMITS.resolutions.map((value) => ({ label: RESOLUTION_LABELS[value], value })) },
 	}),
-	duration: Property.Number({ displayName: 'Duration (seconds)', description: 'Length of the video: 4 to 10 seconds.', required: false, defaultValue: DEFAULT_DURATION_SECONDS }),
+	duration: Property.Number({
+		displayName: 'Duration (seconds)',
+		description: `Length of the video: ${GENERATE_LIMITS.minDurationSeconds} to ${GENERATE_LIMITS.maxDurationSeconds} seconds.`,
+		required: false,
+		defaultValue: DEFAULT_DURATION_SECONDS,
+	}),
 	imageUrl: Property.ShortText({ displayName: 'Image URL', description: 'Optional: an image to animate (image to video), such as the File URL from Upload Image.', required: false }),
 	videoUrl: Property.ShortText({ displayName: 'Video URL', description: 'Optional: an MP4 to restyle (video to video). An image or a video, not both.', required: false }),
 	wait: Property.StaticDropdown({
 		displayName: 'Wait for the Video',
 		description:
-			'Callback pauses the run until Omni Video reports the job finished (no requests while paused); it needs this Activepieces reachable over https://, else the step polls. Poll waits inside the run, within its 600 s. Don\'t Wait returns the queued job at once.',
+			"Callback pauses the run until Omni Video reports the job finished (no requests while paused); it needs this Activepieces reachable over https://, else the step polls. " +
+			`Poll waits inside the run, within its ${RUN_CAP_MS / 1000} s. Don't Wait returns the queued job at once.`,
 		required: false,
 		defaultValue: 'callback',
 		options: {
@@ -69,13 +87,13 @@ const props = {
 	}),
 	timeoutSeconds: Property.Number({
 		displayName: 'Polling Timeout (seconds)',
-		description: `When polling: give up after this long (at most ${MAX_POLL_MS / 1000}, inside the run's 600 s); the error names the job, for Get Job later.`,
+		description: `When polling: give up after this long (at most ${MAX_POLL_MS / 1000}, inside the run's ${RUN_CAP_MS / 1000} s); the error names the job, for Get Job later.`,
 		required: false,
 		defaultValue: MAX_POLL_MS / 1000,
 	}),
 	expectedSeconds: Property.Number({
 		displayName: 'Expected Render Time (seconds)',
-		description: 'How long your jobs usually take; empty estimates 30 to 90 s from resolution and duration. Polling takes its first look then.',
+		description: `How long your jobs usually take; empty estimates ${TYPICAL_RENDER_SECONDS.min} to ${TYPICAL_RENDER_SECONDS.max} s from resolution and duration. Polling takes its first look then.`,
 		required: false,
 	}),
 	callbackUrl: Property.ShortText({

@@ -1,23 +1,14 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
-import { createTrigger, Property, TriggerStrategy } from '@activepieces/pieces-framework';
-import type { CallbackOutcome } from '../../../core';
+import { createTrigger, Property, TriggerStrategy, type FilesService } from '@activepieces/pieces-framework';
+import { DeliveryGuard, SAMPLE_JOB, claimedOutcomeKey, jobView, type CallbackOutcome, type JobRecord } from '../../../core';
 import { omniVideoAuth } from '../auth';
-import { connectionOf, inStepTerms, omniVideoClient } from '../host';
+import { connectionOf, inStepTerms, omniVideoClient, stepError } from '../host';
 import { includeVideoFileProp, jobOutput } from '../job';
 
-const SAMPLE = {
-	jobId: 'job_8f3a2c1d9e7b4a60',
-	status: 'done',
-	videoUrl: 'https://cdn.omni-video.example/omni/acct_1/job_8f3a2c1d9e7b4a60/output.mp4',
-	resultUrls: ['https://cdn.omni-video.example/omni/acct_1/job_8f3a2c1d9e7b4a60/output.mp4'],
-	progress: 100,
-	creditsQueued: 16,
-	creditsUsed: 16,
-	createdAt: '2026-11-22T09:30:00.000Z',
-	completedAt: '2026-11-22T09:31:02.000Z',
-	confirmedBy: 'signature',
-	deliveryId: 'msg_2f1c0b9e',
-};
+const SAMPLE = { ...jobView(SAMPLE_JOB), confirmedBy: 'signature', deliveryId: 'msg_2f1c0b9e' };
+
+/** One guard per engine process: every delivery to a Job Completed trigger of the process passes it. */
+const deliveries = new DeliveryGuard();
 
 /** The body exactly as sent (the signature covers these bytes), when Activepieces kept it. */
 function rawBodyOf(payload: { body: unknown; rawBody?: unknown }): string {
@@ -38,6 +29,15 @@ function refusal(outcome: Extract<CallbackOutcome, { accepted: false }>): never[
 	return [];
 }
 
+/** The flow starts even when the video cannot be downloaded (the delivery is marked seen): its URL is in the output. */
+async function startedOutput(job: JobRecord, files: FilesService | undefined, extra: Record<string, unknown>) {
+	try {
+		return await jobOutput(job, { files, extra });
+	} catch (error) {
+		return jobOutput(job, { extra: { ...extra, videoFileSkipped: String((stepError(error) as Error)?.message ?? error) } });
+	}
+}
+
 export const jobCompleted = createTrigger({
 	auth: omniVideoAuth,
 	name: 'job_completed',
@@ -54,7 +54,13 @@ export const jobCompleted = createTrigger({
 			description: 'Which finished jobs start the flow.',
 			required: false,
 			defaultValue: 'any',
-			options: { options: [{ label: 'Done or failed', value: 'any' }, { label: 'Done only', value: 'done' }, { label: 'Failed only', value: 'failed' }] },
+			options: {
+				options: [
+					{ label: 'Done or failed', value: 'any' },
+					{ label: 'Done only', value: 'done' satisfies JobRecord['status'] },
+					{ label: 'Failed only', value: 'failed' satisfies JobRecord['status'] },
+				],
+			},
 		}),
 		includeVideoFile: includeVideoFileProp,
 	},
@@ -68,26 +74,31 @@ export const jobCompleted = createTrigger({
 	},
 	/**
 	 * Starts the flow only for a callback that is real (signed with the connection's secret, or
-	 * confirmed by looking the job up with its key), of the chosen outcome, and not seen before.
+	 * confirmed by looking the job up with its key), of the chosen outcome, and new. The service
+	 * delivers again until answered, and replays happen, some with a new webhook id: what counts is
+	 * the outcome claimed (job and status). Copies arriving together are checked one after the
+	 * other (the guard), so the flow's store mark is never read by two of them before it is set.
 	 */
 	async run(ctx) {
 		return inStepTerms(async () => {
 			const connection = connectionOf(ctx.auth);
 			const { client } = omniVideoClient(connection);
-			const outcome = await client.handleCallback({
-				headers: ctx.payload.headers,
-				rawBody: rawBodyOf(ctx.payload),
-				secret: connection.webhookSecret?.trim() || undefined,
+			const request = { headers: ctx.payload.headers, rawBody: rawBodyOf(ctx.payload), secret: connection.webhookSecret?.trim() || undefined };
+			const claim = claimedOutcomeKey(request.rawBody) ?? 'unreadable';
+			const guarded = await deliveries.admit(`${ctx.flows.current.id}:${claim}`, Date.now(), async () => {
+				const outcome = await client.handleCallback(request);
+				if (!outcome.accepted) return { taken: false, value: refusal(outcome) };
+				const { job } = outcome;
+				const wanted = ctx.propsValue.outcome ?? 'any';
+				if (wanted !== 'any' && job.status !== wanted) return { taken: true, value: [] };
+				// Replays after the engine restarted are caught by the flow's store.
+				const seenKey = `omni-video:outcome:${job.id}:${job.status}`;
+				if (await ctx.store.get(seenKey)) return { taken: true, value: [] };
+				await ctx.store.put(seenKey, true);
+				const files = ctx.propsValue.includeVideoFile ? ctx.files : undefined;
+				return { taken: true, value: [await startedOutput(job, files, { confirmedBy: outcome.confirmedBy, deliveryId: outcome.deliveryId })] };
 			});
-			if (!outcome.accepted) return refusal(outcome);
-			const wanted = ctx.propsValue.outcome ?? 'any';
-			if (wanted !== 'any' && outcome.job.status !== wanted) return [];
-			// The service delivers again until answered, and replays happen: each delivery starts the flow once.
-			const seenKey = `omni-video:delivery:${outcome.deliveryId}`;
-			if (await ctx.store.get(seenKey)) return [];
-			await ctx.store.put(seenKey, true);
-			const files = ctx.propsValue.includeVideoFile ? ctx.files : undefined;
-			return [await jobOutput(outcome.job, { files, extra: { confirmedBy: outcome.confirmedBy, deliveryId: outcome.deliveryId } })];
+			return guarded.duplicate ? [] : guarded.value;
 		});
 	},
 	// The API cannot list finished jobs: the builder's test shows what a delivery looks like.
