@@ -94,8 +94,12 @@ describe('polling schedule', () => {
 		expect(nextPollDelayMs({ ...base, attempt: 1, random: () => 0 })).toBe(8_000);
 		expect(nextPollDelayMs({ ...base, attempt: 1, random: () => 0.999 })).toBeCloseTo(12_000, -2);
 		expect(nextPollDelayMs({ ...base, attempt: 20, random: () => 0.5 })).toBe(60_000);
-		// Reported progress shortens the step to the remaining time it implies.
-		expect(nextPollDelayMs({ ...base, attempt: 1, progress: 90, random: () => 0.5 })).toBe(6_667);
+		// Reported progress sets the step to the remaining time it implies, less the queued share,
+		// shorter or longer than the backoff, and never before that end (0 to +10 %).
+		expect(nextPollDelayMs({ ...base, attempt: 1, progress: 90, random: () => 0 })).toBe(6_000);
+		expect(nextPollDelayMs({ ...base, attempt: 1, progress: 90, random: () => 0.5 })).toBe(6_300);
+		expect(nextPollDelayMs({ ...base, attempt: 1, progress: 50, random: () => 0 })).toBe(54_000);
+		expect(nextPollDelayMs({ ...base, attempt: 1, progress: 10, random: () => 0 })).toBe(60_000);
 	});
 });
 
