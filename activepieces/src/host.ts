@@ -14,7 +14,7 @@ import {
 import type { OmniVideoConnection } from './auth';
 import { fetchTransport } from './fetch-transport';
 
-const sleep = abortableSleep({ setTimeout: (callback: () => void, ms: number) => setTimeout(callback, ms), clearTimeout });
+const sleep = abortableSleep({ start: (callback: () => void, ms: number) => setTimeout(callback, ms), cancel: clearTimeout });
 
 export interface ConnectedClient {
 	client: OmniVideoClient;

@@ -161,11 +161,11 @@ describe('the abortable sleep on the host timers', () => {
 		let next = 0;
 		return {
 			pending,
-			setTimeout: (callback: () => void) => {
+			start: (callback: () => void) => {
 				pending.set(++next, callback);
 				return next;
 			},
-			clearTimeout: (handle: number) => {
+			cancel: (handle: number) => {
 				pending.delete(handle);
 			},
 			fireAll: () => {

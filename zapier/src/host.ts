@@ -85,7 +85,7 @@ export function plainDownload(z: ZObject, url: string) {
 }
 
 // Zapier runs app code as plain Node: its timers are the way to wait.
-const sleep = abortableSleep({ setTimeout, clearTimeout });
+const sleep = abortableSleep({ start: setTimeout, cancel: clearTimeout });
 
 export interface ConnectedClient {
 	client: OmniVideoClient;
