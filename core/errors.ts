@@ -169,3 +169,13 @@ export class TransportFailure extends Error {
 export function isOmniVideoError(value: unknown): value is OmniVideoError {
 	return value instanceof OmniVideoError;
 }
+
+/**
+ * What an error's message does not say already: core's messages mostly end with their hint and
+ * often name their job, and a host that shows the hint or the ids beside the message (n8n's
+ * description, a Zap's or a flow's error line) would otherwise say them twice.
+ */
+export function unsaidDetails(error: OmniVideoError): { hint?: string; jobId?: string; requestId?: string } {
+	const unsaid = (text: string | undefined) => (text && !error.message.includes(text) ? text : undefined);
+	return { hint: unsaid(error.hint), jobId: unsaid(error.jobId), requestId: unsaid(error.requestId) };
+}

@@ -50,6 +50,7 @@ export {
 	TransportError,
 	TransportFailure,
 	isOmniVideoError,
+	unsaidDetails,
 } from './errors';
 // For a host that reads the CDN with its own client (the Activepieces piece's file output).
 export { errorFromResponse, errorFromTransportFailure } from './httpErrors';

@@ -9,6 +9,7 @@ import {
 	planLimits,
 	ValidationError,
 	type OmniVideoClient,
+	unsaidDetails,
 	abortableSleep,
 } from '../../core';
 import type { OmniVideoConnection } from './auth';
@@ -54,11 +55,8 @@ export function omniVideoClient(connection: OmniVideoConnection): ConnectedClien
  */
 export function stepError(error: unknown): unknown {
 	if (!(error instanceof OmniVideoError)) return error;
-	const parts = [error.message];
-	if (error.hint && !error.message.includes(error.hint)) parts.push(error.hint);
-	if (error.jobId && !error.message.includes(error.jobId)) parts.push(`(job ${error.jobId})`);
-	if (error.requestId && !error.message.includes(error.requestId)) parts.push(`(request ${error.requestId})`);
-	const worded = new Error(parts.join(' '));
+	const { hint, jobId, requestId } = unsaidDetails(error);
+	const worded = new Error([error.message, hint, jobId && `(job ${jobId})`, requestId && `(request ${requestId})`].filter(Boolean).join(' '));
 	worded.name = `OmniVideo${error.name}`;
 	return worded;
 }

@@ -1,6 +1,6 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import { isOmniVideoError } from '../../core';
+import { isOmniVideoError, unsaidDetails } from '../../core';
 
 /**
  * What the user reads under the error: the hint (unless the message already ends with it, as
@@ -9,7 +9,7 @@ import { isOmniVideoError } from '../../core';
 function describe(error: unknown): string | undefined {
 	if (!isOmniVideoError(error)) return undefined;
 	const parts = [
-		error.hint && !error.message.includes(error.hint) ? error.hint : undefined,
+		unsaidDetails(error).hint,
 		error.jobId && `Job ID: ${error.jobId}`,
 		error.requestId && `Request ID: ${error.requestId}`,
 		error.idempotencyKey && `Idempotency key: ${error.idempotencyKey}`,

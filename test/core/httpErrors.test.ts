@@ -7,6 +7,7 @@ import {
 	TransportError,
 	TransportFailure,
 	ValidationError,
+	unsaidDetails,
 } from '../../core/errors';
 import { errorFromResponse, errorFromTransportFailure, parseRetryAfter, type ErrorContext } from '../../core/httpErrors';
 import type { HttpResponse } from '../../core/transport';
@@ -170,5 +171,14 @@ describe('transport failures', () => {
 		expect(error.outcomeUnknown).toBe(true);
 		expect(error.message).toContain('idem_abc');
 		expect(error).toMatchObject({ idempotencyKey: 'idem_abc', failure });
+	});
+});
+
+describe('what a message does not say already', () => {
+	it('gives the hint and ids a host may show beside the message, only when the message lacks them', () => {
+		const said = new NotFoundError('No job job_1 was found. Check the job id.', { jobId: 'job_1', requestId: 'req_1', hint: 'Check the job id.' });
+		expect(unsaidDetails(said)).toEqual({ hint: undefined, jobId: undefined, requestId: 'req_1' });
+		const bare = new NotFoundError('No such job.', { jobId: 'job_2', hint: 'Check the job id.' });
+		expect(unsaidDetails(bare)).toEqual({ hint: 'Check the job id.', jobId: 'job_2', requestId: undefined });
 	});
 });

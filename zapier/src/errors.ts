@@ -1,5 +1,5 @@
 import type { ZObject } from 'zapier-platform-core';
-import { AuthError, OmniVideoError, RateLimitError } from '../../core';
+import { AuthError, OmniVideoError, RateLimitError, unsaidDetails } from '../../core';
 
 /** Zapier's ThrottledError carries its message and delay as JSON in `message`. */
 function throttledDelaySeconds(error: Error): number | undefined {
@@ -33,10 +33,8 @@ function withJobId(error: OmniVideoError): string {
 		const happened = error.hint ? error.message.replace(error.hint, '').trim() : error.message.split('. ')[0] + '.';
 		return `${happened} ${REPLAY_ADVICE}`;
 	}
-	const parts = [error.message];
-	if (error.hint && !error.message.includes(error.hint)) parts.push(error.hint);
-	if (error.jobId && !error.message.includes(error.jobId)) parts.push(`(job ${error.jobId})`);
-	return parts.join(' ');
+	const { hint, jobId } = unsaidDetails(error);
+	return [error.message, hint, jobId && `(job ${jobId})`].filter(Boolean).join(' ');
 }
 
 /** Errors the app words itself: they reach Zapier as they are. */
