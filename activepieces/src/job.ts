@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
 import { Property, type FilesService } from '@activepieces/pieces-framework';
-import { errorFromResponse, errorFromTransportFailure, jobView, TransportFailure, type JobRecord, type JobView } from '../../core';
+import { errorFromResponse, errorFromTransportFailure, jobView, TransportFailure, transportFailureKind, type JobRecord, type JobView } from '../../core';
 
 /** A job as a step's output: core's view of it, plus what the step adds. */
 export type JobOutput = JobView & Record<string, unknown>;
@@ -34,7 +34,7 @@ async function videoFile(files: FilesService, job: JobRecord): Promise<{ videoFi
 	try {
 		response = await fetch(url, { redirect: 'follow' });
 	} catch (error) {
-		throw errorFromTransportFailure(new TransportFailure('other', String((error as Error)?.message ?? error)), { operation: 'download', jobId: job.id, nowMs: Date.now() });
+		throw errorFromTransportFailure(new TransportFailure(transportFailureKind(error), String((error as Error)?.message ?? error)), { operation: 'download', jobId: job.id, nowMs: Date.now() });
 	}
 	if (!response.ok) throw errorFromResponse({ status: response.status, headers: {}, body: undefined }, { operation: 'download', jobId: job.id, nowMs: Date.now() });
 	const declared = Number(response.headers.get('content-length'));
