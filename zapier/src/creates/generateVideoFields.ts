@@ -1,5 +1,5 @@
 import { defineInputFields } from 'zapier-platform-core';
-import { DEFAULT_DURATION_SECONDS, DEFAULT_RESOLUTION } from '../../../core';
+import { DEFAULT_DURATION_SECONDS, DEFAULT_RESOLUTION, GENERATE_LIMITS } from '../../../core';
 import { JOB_OUTPUT_FIELDS, JOB_SAMPLE, type JobOutput } from '../job';
 import { INCLUDE_VIDEO_FILE_FIELD, VIDEO_FILE_OUTPUT_FIELD } from '../files';
 
@@ -25,7 +25,7 @@ export const GENERATE_VIDEO_INPUT_FIELDS = defineInputFields([
 		label: 'Prompt',
 		type: 'text' as const,
 		required: true,
-		helpText: 'What the video shows, in up to 2,000 characters. Example: "A paper boat drifting down a rainy street at dusk".',
+		helpText: `What the video shows, in up to ${GENERATE_LIMITS.maxPromptCharacters.toLocaleString('en-US')} characters. Example: "A paper boat drifting down a rainy street at dusk".`,
 	},
 	{
 		key: 'resolution',
@@ -46,7 +46,7 @@ export const GENERATE_VIDEO_INPUT_FIELDS = defineInputFields([
 		type: 'integer' as const,
 		required: false,
 		default: String(DEFAULT_DURATION_SECONDS),
-		helpText: 'Length of the video: 4 to 10 seconds.',
+		helpText: `Length of the video: ${GENERATE_LIMITS.minDurationSeconds} to ${GENERATE_LIMITS.maxDurationSeconds} seconds.`,
 	},
 	{
 		key: 'imageUrl',

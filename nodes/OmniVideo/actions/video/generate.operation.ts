@@ -5,6 +5,9 @@ import { jobItem, jobJson, videoField, videoFieldProperty } from '../../../share
 import { forEachItem } from '../../../shared/forEachItem';
 import { createItemJob } from './createItemJob';
 import { parkForCallbacks } from './waitForCallback';
+import { DEFAULT_DURATION_SECONDS, DEFAULT_RESOLUTION, GENERATE_LIMITS } from '../../../../core';
+
+const { maxPromptCharacters, resolutions, minDurationSeconds, maxDurationSeconds } = GENERATE_LIMITS;
 
 const properties: INodeProperties[] = [
 	{
@@ -14,7 +17,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. A paper boat sailing down a rainy street at dusk, cinematic',
-		description: 'What the video should show, in up to 2000 characters',
+		description: `What the video should show, in up to ${maxPromptCharacters} characters`,
 		typeOptions: { rows: 4 },
 	},
 	{
@@ -64,21 +67,17 @@ const properties: INodeProperties[] = [
 		displayName: 'Resolution',
 		name: 'resolution',
 		type: 'options',
-		default: '1080P',
+		default: DEFAULT_RESOLUTION,
 		description: 'Higher resolutions cost more credits and take longer',
-		options: [
-			{ name: '720P', value: '720P' },
-			{ name: '1080P', value: '1080P' },
-			{ name: '4K', value: '4K' },
-		],
+		options: resolutions.map((value) => ({ name: value, value })),
 	},
 	{
 		displayName: 'Duration (Seconds)',
 		name: 'duration',
 		type: 'number',
-		default: 8,
-		description: 'Length of the video, from 4 to 10 seconds',
-		typeOptions: { minValue: 4, maxValue: 10, numberPrecision: 0 },
+		default: DEFAULT_DURATION_SECONDS,
+		description: `Length of the video, from ${minDurationSeconds} to ${maxDurationSeconds} seconds`,
+		typeOptions: { minValue: minDurationSeconds, maxValue: maxDurationSeconds, numberPrecision: 0 },
 	},
 	{
 		displayName: 'Wait for Completion',
