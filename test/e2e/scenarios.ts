@@ -279,7 +279,7 @@ export const SCENARIOS: Scenario[] = [
 			);
 			const error = errorOf(execution, 'Generate Video');
 			check(execution.status === 'error' && error, `execution ${execution.status}`);
-			check(/job_\w+/.test(error.message) && /content policy/i.test(error.message), `message: ${error.message}`);
+			check(/job_[\w-]+/.test(error.message) && /content policy/i.test(error.message), `message: ${error.message}`);
 			const hint = 'Change the prompt or the source image';
 			check(!(error.description ?? '').includes(hint), `the description repeats the hint: ${error.description}`);
 			return `"${error.message}" / "${error.description ?? ''}"; ${describeRequests(requests)}`;

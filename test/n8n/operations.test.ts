@@ -123,7 +123,7 @@ describe('Video → Generate', () => {
 		expect(run.status).toBe('error');
 		const error = errorOf(run, 'Omni Video')!;
 		expect(error.message).toMatch(/failed/);
-		expect(`${error.message} ${error.description}`).toMatch(/job_\w+/);
+		expect(`${error.message} ${error.description}`).toMatch(/job_[\w-]+/);
 		expect(`${error.message} ${error.description}`).toMatch(/content policy/i);
 	});
 
@@ -133,7 +133,7 @@ describe('Video → Generate', () => {
 		const hint = 'Change the prompt or the source image so that it meets the content policy.';
 		expect(error.message).toContain(hint);
 		expect(error.description ?? '').not.toContain(hint);
-		expect(error.description).toMatch(/^Job ID: job_\w+/);
+		expect(error.description).toMatch(/^Job ID: job_[\w-]+/);
 	});
 
 	it('continue on fail turns each failure into an error item and keeps the rest', async () => {
