@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- benchmarks run by people, never shipped */
-import { expectedRenderSeconds } from '../core/estimate';
+import { expectedRenderSeconds } from '../core/pacing/estimate';
 import { N8nTestInstance } from '../test/support/n8n/instance';
 import { workflowOf } from '../test/support/n8n/engine';
 import { itemsOf, omniVideoNode, outputOf, spedUpPlan } from '../test/support/n8n/workflows';

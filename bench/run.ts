@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import buildPackageIfStale from '../test/support/n8n/globalSetup';
-import { expectedRenderSeconds } from '../core/estimate';
+import { expectedRenderSeconds } from '../core/pacing/estimate';
 import type { BatchResult } from './measure';
 import { BENCH_PLANS, runBatch, type SideBySideOptions } from './sideBySide';
 import { ROW_SIZE, coreCallbacks, corePolling, naiveLoop, type BatchSetup, type StrategyOutcome } from './strategies';

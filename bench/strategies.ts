@@ -2,8 +2,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createOmniVideoClient, type OmniVideoClient } from '../core/client';
-import { RateLimitError } from '../core/errors';
-import type { Sleep } from '../core/transport';
+import { RateLimitError } from '../core/errors/errors';
+import type { Sleep } from '../core/http/transport';
 import type { PlanLimits } from '../core/types';
 import { createAxiosTransport } from '../node-host/axiosTransport';
 import { mathRandom, realSleep } from '../node-host/runtime';

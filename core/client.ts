@@ -1,18 +1,18 @@
-import type { ApiRuntime } from './apiRequest';
-import type { ClientContext } from './transport';
+import type { ApiRuntime } from './http/apiRequest';
+import type { ClientContext } from './http/transport';
 import type { GenerateVideoInput, JobRecord, PlanLimits, StreamedUploadInput, UploadFileInput } from './types';
-import { sharedLimiter } from './limiter';
-import { sharedCalibration } from './renderCalibration';
-import { sharedEndedJobs } from './endedJobs';
-import { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './generateVideo';
-import { getJob, type GetJobOptions } from './getJob';
-import { uploadFile, uploadStream, type UploadOptions, type UploadedFile } from './uploadFile';
-import { waitForJob, type WaitForJobOptions } from './waitForJob';
-import { handleCallback, type CallbackOutcome, type CallbackRequest } from './callback';
-import { checkCredentials, type CredentialCheck } from './credentialCheck';
-import { redactingTransport } from './redact';
-import { keyOnlyForApi } from './hostKit';
-import { reconcileBatch, type BatchProgress } from './batchProgress';
+import { sharedLimiter } from './pacing/limiter';
+import { sharedCalibration } from './pacing/renderCalibration';
+import { sharedEndedJobs } from './pacing/endedJobs';
+import { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './jobs/generateVideo';
+import { getJob, type GetJobOptions } from './jobs/getJob';
+import { uploadFile, uploadStream, type UploadOptions, type UploadedFile } from './jobs/uploadFile';
+import { waitForJob, type WaitForJobOptions } from './jobs/waitForJob';
+import { handleCallback, type CallbackOutcome, type CallbackRequest } from './callbacks/callback';
+import { checkCredentials, type CredentialCheck } from './jobs/credentialCheck';
+import { redactingTransport } from './http/redact';
+import { keyOnlyForApi } from './http/hostKit';
+import { reconcileBatch, type BatchProgress } from './callbacks/batchProgress';
 
 export interface OmniVideoClientConfig extends ClientContext {
 	limits: PlanLimits;

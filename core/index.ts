@@ -5,17 +5,17 @@
 
 // The client, and what a host hands it.
 export { createOmniVideoClient, type OmniVideoClient } from './client';
-export type { HttpRequest, HttpResponse, Transport } from './transport';
-export { StreamBody } from './transport';
-export { MAX_PLAIN_REDIRECTS } from './plainRequest';
-export { keyFingerprint, derivedIdempotencyKey, canonicalJson } from './idempotency';
-export { planLimits } from './plans';
+export type { HttpRequest, HttpResponse, Transport } from './http/transport';
+export { StreamBody } from './http/transport';
+export { MAX_PLAIN_REDIRECTS } from './http/plainRequest';
+export { keyFingerprint, derivedIdempotencyKey, canonicalJson } from './jobs/idempotency';
+export { planLimits } from './pacing/plans';
 export { PLANS } from './types';
-export { isLocalSandbox, normaliseBaseUrl, baseUrlProblem } from './baseUrl';
+export { isLocalSandbox, normaliseBaseUrl, baseUrlProblem } from './http/baseUrl';
 
 // The host kit: what every transport needs beside its own HTTP client.
-export { mayCarryApiKey, transportFailureKind, lowerCaseHeaders, responseBody, abortableSleep } from './hostKit';
-export type { Sleep } from './transport';
+export { mayCarryApiKey, transportFailureKind, lowerCaseHeaders, responseBody, abortableSleep } from './http/hostKit';
+export type { Sleep } from './http/transport';
 
 // Inputs and results.
 export {
@@ -25,18 +25,18 @@ export {
 	type JobRecord,
 	type PlanName,
 } from './types';
-export { validateGenerateInput, generationMode } from './validateGenerate';
-export { GENERATE_LIMITS } from './inputLimits';
-export { TYPICAL_RENDER_SECONDS } from './estimate';
-export { validateJobId } from './validateJobId';
-export { detectContentType } from './contentType';
-export { isAcceptedCallbackUrl } from './validateUrls';
-export type { GeneratedJob } from './generateVideo';
-export type { UploadedFile } from './uploadFile';
-export { jobView, type JobView } from './jobView';
-export { SAMPLE_JOB } from './jobSample';
-export { jobFailedError, isTerminal } from './jobOutcome';
-export type { CredentialCheck, CredentialProblem } from './credentialCheck';
+export { validateGenerateInput, generationMode } from './input/validateGenerate';
+export { GENERATE_LIMITS } from './input/inputLimits';
+export { TYPICAL_RENDER_SECONDS } from './pacing/estimate';
+export { validateJobId } from './input/validateJobId';
+export { detectContentType } from './input/contentType';
+export { isAcceptedCallbackUrl } from './input/validateUrls';
+export type { GeneratedJob } from './jobs/generateVideo';
+export type { UploadedFile } from './jobs/uploadFile';
+export { jobView, type JobView } from './jobs/jobView';
+export { SAMPLE_JOB } from './jobs/jobSample';
+export { jobFailedError, isTerminal } from './jobs/jobOutcome';
+export type { CredentialCheck, CredentialProblem } from './jobs/credentialCheck';
 
 // Errors.
 export {
@@ -51,12 +51,12 @@ export {
 	TransportFailure,
 	isOmniVideoError,
 	unsaidDetails,
-} from './errors';
+} from './errors/errors';
 // For a host that reads the CDN with its own client (the Activepieces piece's file output).
-export { errorFromResponse, errorFromTransportFailure } from './httpErrors';
+export { errorFromResponse, errorFromTransportFailure } from './errors/httpErrors';
 
 // Callbacks.
-export type { CallbackRequest, CallbackOutcome } from './callback';
-export { verifyWebhookSignature } from './signature';
-export { DeliveryGuard, claimedOutcomeKey } from './deliveryGuard';
-export { BatchBook, BatchProgress } from './batchProgress';
+export type { CallbackRequest, CallbackOutcome } from './callbacks/callback';
+export { verifyWebhookSignature } from './callbacks/signature';
+export { DeliveryGuard, claimedOutcomeKey } from './callbacks/deliveryGuard';
+export { BatchBook, BatchProgress } from './callbacks/batchProgress';

@@ -6,9 +6,9 @@ import {
 	type HttpRequest,
 	type HttpResponse,
 	type Transport,
-} from '../core/transport';
-import { TransportFailure } from '../core/errors';
-import { lowerCaseHeaders, transportFailureKind } from '../core/hostKit';
+} from '../core/http/transport';
+import { TransportFailure } from '../core/errors/errors';
+import { lowerCaseHeaders, transportFailureKind } from '../core/http/hostKit';
 import { settle } from '../core/settle';
 
 /**

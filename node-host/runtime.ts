@@ -1,9 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev tooling, never shipped in the n8n package */
-import type { Clock, Random, Sleep } from '../core/transport';
+import type { Clock, Random, Sleep } from '../core/http/transport';
 import { createOmniVideoClient, type OmniVideoClient } from '../core/client';
-import { keyFingerprint } from '../core/idempotency';
+import { keyFingerprint } from '../core/jobs/idempotency';
 import { PLANS, type PlanLimits, type PlanName } from '../core/types';
-import { abortableSleep } from '../core/hostKit';
+import { abortableSleep } from '../core/http/hostKit';
 import { createAxiosTransport } from './axiosTransport';
 
 export const systemClock: Clock = { now: () => Date.now() };

@@ -8,7 +8,7 @@ import {
 	RESOLUTIONS,
 	type Resolution,
 } from '../core/types';
-import { LOOPBACK_HOSTS } from '../core/inputLimits';
+import { LOOPBACK_HOSTS } from '../core/input/inputLimits';
 import type { GenerateBody } from './jobs';
 import { errorReply, type Reply } from './httpUtil';
 import { describeErrors, validatorFor } from './openapi';

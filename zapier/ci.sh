@@ -35,7 +35,7 @@ print(f'build/build.zip: {len(names)} files; the app: {", ".join(own)}')
 # The source for Zapier's review holds what the bundle was built from: the app and core.
 import os
 source = set(zipfile.ZipFile('build/source.zip').namelist())
-core = sorted(f'core/{n}' for n in os.listdir('../core') if n.endswith('.ts'))
+core = sorted(os.path.relpath(os.path.join(d, n), '..') for d, _, names in os.walk('../core') for n in names if n.endswith('.ts'))
 missing = [n for n in ['package.json', 'index.js', 'src/index.ts', *core] if n not in source]
 assert not missing, missing
 assert not any(n.startswith(('node_modules/', 'dist/', 'build/')) for n in source), sorted(source)

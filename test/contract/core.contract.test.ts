@@ -11,7 +11,7 @@ import {
 	ServiceError,
 	TransportError,
 	ValidationError,
-} from '../../core/errors';
+} from '../../core/errors/errors';
 import { sandboxClient } from '../support/sandboxClient';
 import { startReceiver } from '../support/receiver';
 import type { OmniVideoClient } from '../../core/client';

@@ -3,8 +3,8 @@ import { inspect } from 'node:util';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { ECHO_ENCODINGS } from '../../sandbox/echo';
 import { PLANS } from '../../core/types';
-import { TransportError, ValidationError } from '../../core/errors';
-import { MAX_JSON_RESPONSE_BYTES } from '../../core/transport';
+import { TransportError, ValidationError } from '../../core/errors/errors';
+import { MAX_JSON_RESPONSE_BYTES } from '../../core/http/transport';
 import type { GenerateVideoInput } from '../../core/types';
 import { sandboxClient } from '../support/sandboxClient';
 

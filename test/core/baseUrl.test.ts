@@ -1,4 +1,4 @@
-import { baseUrlProblem, normaliseBaseUrl } from '../../core/baseUrl';
+import { baseUrlProblem, normaliseBaseUrl } from '../../core/http/baseUrl';
 
 describe('normaliseBaseUrl', () => {
 	it('keeps the address alone: spaces, trailing slashes and a pasted /api/v1 or /api go', () => {

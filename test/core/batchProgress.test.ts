@@ -1,4 +1,4 @@
-import { BatchProgress, reconcileBatch } from '../../core/batchProgress';
+import { BatchProgress, reconcileBatch } from '../../core/callbacks/batchProgress';
 import { PLANS } from '../../core/types';
 import type { JobRecord } from '../../core/types';
 import { closeCoreSandboxes, coreSandbox } from '../support/coreHarness';

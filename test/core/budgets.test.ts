@@ -1,5 +1,5 @@
 import { PLANS } from '../../core/types';
-import { RateLimitError, TransportError } from '../../core/errors';
+import { RateLimitError, TransportError } from '../../core/errors/errors';
 import type { OmniVideoClient } from '../../core/client';
 import { closeCoreSandboxes, coreSandbox, refused429 } from '../support/coreHarness';
 import type { VirtualTime } from '../support/virtualTime';

@@ -1,6 +1,6 @@
 import vector from '../fixtures/webhook-test-vector.json';
 import { closeCoreSandboxes, coreSandbox } from '../support/coreHarness';
-import { signWebhook } from '../../core/signature';
+import { signWebhook } from '../../core/callbacks/signature';
 
 const SECRET = vector.secret;
 

@@ -1,5 +1,5 @@
 import { closeCoreSandboxes, coreSandbox, untilJournalHas, withFaults } from '../support/coreHarness';
-import { CreditsError, ServiceError, TransportError, ValidationError } from '../../core/errors';
+import { CreditsError, ServiceError, TransportError, ValidationError } from '../../core/errors/errors';
 
 afterEach(closeCoreSandboxes);
 

@@ -1,4 +1,4 @@
-import { DeliveryGuard, claimedOutcomeKey } from '../../core/deliveryGuard';
+import { DeliveryGuard, claimedOutcomeKey } from '../../core/callbacks/deliveryGuard';
 
 describe('DeliveryGuard', () => {
 	it('lets one of two copies arriving together through; the other waits for its verdict', async () => {

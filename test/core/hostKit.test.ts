@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import axios from 'axios';
 import nodeFetch from 'node-fetch';
-import { abortableSleep, keyOnlyForApi, lowerCaseHeaders, mayCarryApiKey, responseBody, transportFailureKind } from '../../core/hostKit';
-import { MAX_JSON_RESPONSE_BYTES } from '../../core/transport';
-import type { Transport } from '../../core/transport';
+import { abortableSleep, keyOnlyForApi, lowerCaseHeaders, mayCarryApiKey, responseBody, transportFailureKind } from '../../core/http/hostKit';
+import { MAX_JSON_RESPONSE_BYTES } from '../../core/http/transport';
+import type { Transport } from '../../core/http/transport';
 
 describe('the one rule for where the API key goes', () => {
 	const base = 'https://api.omni.example';

@@ -8,9 +8,9 @@ import {
 	TransportFailure,
 	ValidationError,
 	unsaidDetails,
-} from '../../core/errors';
-import { errorFromResponse, errorFromTransportFailure, parseRetryAfter, type ErrorContext } from '../../core/httpErrors';
-import type { HttpResponse } from '../../core/transport';
+} from '../../core/errors/errors';
+import { errorFromResponse, errorFromTransportFailure, parseRetryAfter, type ErrorContext } from '../../core/errors/httpErrors';
+import type { HttpResponse } from '../../core/http/transport';
 
 const NOW = Date.UTC(2026, 4, 1, 12, 0, 0);
 const create: ErrorContext = { operation: 'generate', nowMs: NOW, idempotencyKey: 'idem_abc' };

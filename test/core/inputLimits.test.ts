@@ -1,7 +1,7 @@
-import { ValidationError } from '../../core/errors';
-import { GENERATE_LIMITS, UPLOAD_TYPES } from '../../core/inputLimits';
-import { validateGenerateInput } from '../../core/validateGenerate';
-import { validateUploadInput } from '../../core/validateUpload';
+import { ValidationError } from '../../core/errors/errors';
+import { GENERATE_LIMITS, UPLOAD_TYPES } from '../../core/input/inputLimits';
+import { validateGenerateInput } from '../../core/input/validateGenerate';
+import { validateUploadInput } from '../../core/input/validateUpload';
 
 /*
  * The limits core exports for other readers (the sandbox) are the ones its validation enforces:

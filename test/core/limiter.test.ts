@@ -1,5 +1,5 @@
 import { PLANS } from '../../core/types';
-import { RateLimiter } from '../../core/limiter';
+import { RateLimiter } from '../../core/pacing/limiter';
 import { VirtualTime } from '../support/virtualTime';
 import { closeCoreSandboxes, coreSandbox, maxInAnyWindow, mostJobsAtOnce, refused429 } from '../support/coreHarness';
 

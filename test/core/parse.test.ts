@@ -1,9 +1,9 @@
-import { TransportError } from '../../core/errors';
-import { normaliseStatus } from '../../core/jobStatus';
-import { parseErrorBody } from '../../core/parseErrorBody';
-import { parseJob } from '../../core/parseJob';
-import { parseUploadTicket } from '../../core/parseUploadTicket';
-import { parseTimestamp } from '../../core/timestamp';
+import { TransportError } from '../../core/errors/errors';
+import { normaliseStatus } from '../../core/answers/jobStatus';
+import { parseErrorBody } from '../../core/answers/parseErrorBody';
+import { parseJob } from '../../core/answers/parseJob';
+import { parseUploadTicket } from '../../core/answers/parseUploadTicket';
+import { parseTimestamp } from '../../core/answers/timestamp';
 
 describe('tolerant parsing', () => {
 	it.each([

@@ -1,4 +1,4 @@
-import { planOfRateLimit } from '../../core/credentialCheck';
+import { planOfRateLimit } from '../../core/jobs/credentialCheck';
 
 describe('planOfRateLimit', () => {
 	it('names the plan whose minute or hour window the header gives', () => {

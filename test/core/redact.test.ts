@@ -1,4 +1,4 @@
-import { redactSecrets } from '../../core/redact';
+import { redactSecrets } from '../../core/http/redact';
 
 const KEY = 'sk_live+Ab/9xY=z w==';
 

@@ -1,5 +1,5 @@
 import vector from '../fixtures/webhook-test-vector.json';
-import { signWebhook, verifyWebhookSignature } from '../../core/signature';
+import { signWebhook, verifyWebhookSignature } from '../../core/callbacks/signature';
 
 const SECRET = vector.secret;
 const ID = vector.id;

@@ -1,5 +1,5 @@
 import { closeCoreSandboxes, coreSandbox } from '../support/coreHarness';
-import { ValidationError } from '../../core/errors';
+import { ValidationError } from '../../core/errors/errors';
 import { CheckedHttp } from '../support/checkedHttp';
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);

@@ -1,9 +1,9 @@
 import { closeCoreSandboxes, coreSandbox } from '../support/coreHarness';
-import { ValidationError } from '../../core/errors';
-import { generationMode, validateGenerateInput } from '../../core/validateGenerate';
-import { validateJobId } from '../../core/validateJobId';
-import { validateUploadInput } from '../../core/validateUpload';
-import { isAcceptedCallbackUrl } from '../../core/validateUrls';
+import { ValidationError } from '../../core/errors/errors';
+import { generationMode, validateGenerateInput } from '../../core/input/validateGenerate';
+import { validateJobId } from '../../core/input/validateJobId';
+import { validateUploadInput } from '../../core/input/validateUpload';
+import { isAcceptedCallbackUrl } from '../../core/input/validateUrls';
 import type { GenerateVideoInput } from '../../core/types';
 
 const good: GenerateVideoInput = { prompt: 'A red fox running through snow' };

@@ -1,7 +1,7 @@
 import { closeCoreSandboxes, coreSandbox, renderMs } from '../support/coreHarness';
-import { JobFailedError, TimeoutError } from '../../core/errors';
-import { nextPollDelayMs } from '../../core/pollSchedule';
-import { RenderCalibration } from '../../core/renderCalibration';
+import { JobFailedError, TimeoutError } from '../../core/errors/errors';
+import { nextPollDelayMs } from '../../core/pacing/pollSchedule';
+import { RenderCalibration } from '../../core/pacing/renderCalibration';
 
 afterEach(closeCoreSandboxes);
 

@@ -13,9 +13,9 @@ import { createOmniVideoClient, type OmniVideoClient } from '../../core/client';
 import { createAxiosTransport } from '../../node-host/axiosTransport';
 import { realSleep, systemClock } from '../../node-host/runtime';
 import { PLANS, type GenerateVideoInput, type UploadFileInput } from '../../core/types';
-import { OmniVideoError, ValidationError } from '../../core/errors';
-import { signWebhook } from '../../core/signature';
-import type { Clock, Sleep } from '../../core/transport';
+import { OmniVideoError, ValidationError } from '../../core/errors/errors';
+import { signWebhook } from '../../core/callbacks/signature';
+import type { Clock, Sleep } from '../../core/http/transport';
 import { BAD_GENERATE_INPUTS, BAD_JOB_IDS, BAD_UPLOADS } from './inputs';
 import { HOSTILE_REQUESTS, sendRaw } from './hostileHttp';
 

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { expectedRenderSeconds } from '../../core/estimate';
+import { expectedRenderSeconds } from '../../core/pacing/estimate';
 import { N8nTestInstance } from '../support/n8n/instance';
 import { workflowOf } from '../support/n8n/engine';
 import { itemsOf, omniVideoNode, outputOf, spedUpPlan } from '../support/n8n/workflows';

@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test tooling, never shipped */
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { standardWebhookSignature } from '../../sandbox/signing';
-import { verifyWebhookSignature } from '../../core/signature';
+import { verifyWebhookSignature } from '../../core/callbacks/signature';
 import { CheckedHttp } from '../support/checkedHttp';
 import { startReceiver, eventually } from '../support/receiver';
 import { validatorFor } from '../../sandbox/openapi';

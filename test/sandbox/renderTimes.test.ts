@@ -1,5 +1,5 @@
 import { RenderTimes, typicalRenderSeconds } from '../../sandbox/renderTimes';
-import { expectedRenderSeconds } from '../../core/estimate';
+import { expectedRenderSeconds } from '../../core/pacing/estimate';
 
 describe('sandbox render times', () => {
 	it('are drawn across 30–90 s with a spread, the same for the same seed', () => {

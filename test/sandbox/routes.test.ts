@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_DURATION_SECONDS, MAX_PROMPT_CODE_POINTS, MIN_DURATION_SECONDS, RESOLUTIONS } from '../../core/types';
-import { validateGenerateInput } from '../../core/validateGenerate';
+import { validateGenerateInput } from '../../core/input/validateGenerate';
 import { DEFAULT_CONFIG, type SandboxConfig } from '../../sandbox';
 import { keysByRole, sandboxKeys } from '../../sandbox/config';
 import { openApi } from '../../sandbox/openapi';

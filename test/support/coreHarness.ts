@@ -2,8 +2,8 @@
 import { createHash } from 'node:crypto';
 import { createOmniVideoClient, type OmniVideoClient } from '../../core/client';
 import { PLANS, type PlanLimits } from '../../core/types';
-import type { HttpRequest, HttpResponse, SendRequest, Transport } from '../../core/transport';
-import { TransportFailure, type TransportFailureKind } from '../../core/errors';
+import type { HttpRequest, HttpResponse, SendRequest, Transport } from '../../core/http/transport';
+import { TransportFailure, type TransportFailureKind } from '../../core/errors/errors';
 import { createAxiosTransport } from '../../node-host/axiosTransport';
 import { startSandbox, type Sandbox, type SandboxOptions, type ScenarioName } from '../../sandbox';
 import { CheckedHttp } from './checkedHttp';

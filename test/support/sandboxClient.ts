@@ -1,4 +1,4 @@
-import type { Transport } from '../../core/transport';
+import type { Transport } from '../../core/http/transport';
 import { createOmniVideoClient, type OmniVideoClient } from '../../core/client';
 import type { PlanLimits } from '../../core/types';
 import { createAxiosTransport } from '../../node-host/axiosTransport';

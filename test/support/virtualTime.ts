@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test tooling, never shipped */
-import type { Clock, SendRequest, Sleep, Transport } from '../../core/transport';
+import type { Clock, SendRequest, Sleep, Transport } from '../../core/http/transport';
 import { VirtualClock } from '../../sandbox/clock';
 
 interface Timer {

@@ -1,0 +1,107 @@
+import type { ApiRuntime } from '../http/apiRequest';
+import { callApi } from '../http/apiRequest';
+import type { AbortSignalLike } from '../http/transport';
+import type { GenerateVideoInput, GenerateVideoRequest, GenerationMode, JobRecord } from '../types';
+import { generationMode, validateGenerateInput } from '../input/validateGenerate';
+import { isJobBody, parseJob } from '../answers/parseJob';
+import { TransportError } from '../errors/errors';
+import { expectedRenderSeconds, slotHoldMs } from '../pacing/estimate';
+import { newIdempotencyKey } from './idempotency';
+import { getJob } from './getJob';
+
+export interface GenerateVideoOptions {
+	/** Reuse one key per input item across your own retries; a fresh one is made otherwise. */
+	idempotencyKey?: string;
+	signal?: AbortSignalLike;
+	/** Allow an http:// callback to a loopback host (local sandbox only). */
+	allowInsecureLoopbackCallback?: boolean;
+	/**
+	 * How long this account's jobs really take, when the user knows better than the documented
+	 * 30–90 s (docs/api.md#render-time): it decides the first look and how long an unobserved job holds its slot.
+	 */
+	expectedMs?: number;
+	/** Absolute time on the host's clock: fail at once (RateLimitError) rather than wait past it. */
+	deadlineAtMs?: number;
+	/**
+	 * This process will see the job end (it polls the job, or receives its callback): the job keeps
+	 * its place among the plan's jobs at once until then, instead of until its expected end.
+	 */
+	watched?: boolean;
+}
+
+export interface GeneratedJob {
+	job: JobRecord;
+	request: GenerateVideoRequest;
+	mode: GenerationMode;
+	idempotencyKey: string;
+	/** The service answered with the job an earlier identical request created. */
+	replayed: boolean;
+	/** Expected render time, for scheduling the first look. */
+	expectedMs: number;
+}
+
+/**
+ * Validates the input (nothing is sent if anything is wrong), waits for a free job slot and for
+ * room in the rate windows, then creates the job once, with an Idempotency-Key.
+ */
+export async function generateVideo(
+	runtime: ApiRuntime,
+	input: GenerateVideoInput,
+	options: GenerateVideoOptions = {},
+): Promise<GeneratedJob> {
+	const request = validateGenerateInput(input, {
+		allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback,
+	});
+	const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey(runtime.random);
+	const estimateMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;
+	const expectedMs = options.expectedMs !== undefined && options.expectedMs > 0 ? options.expectedMs : estimateMs;
+	const watched = options.watched ?? false;
+	const slot = await runtime.limiter.acquireJobSlot({
+		signal: options.signal,
+		deadlineAtMs: options.deadlineAtMs,
+		lookUp: (jobId) => getJob(runtime, jobId, { signal: options.signal, deadlineAtMs: options.deadlineAtMs }),
+	});
+	let created = false;
+	try {
+		const response = await callApi(runtime, {
+			operation: 'generate',
+			method: 'POST',
+			path: '/api/v1/generate',
+			body: request,
+			idempotencyKey,
+			signal: options.signal,
+			deadlineAtMs: options.deadlineAtMs,
+		});
+		const job = readCreatedJob(response.body, idempotencyKey);
+		if (job.status !== 'done' && job.status !== 'failed') {
+			const now = runtime.clock.now();
+			slot.bind(job.id, now + expectedMs, now + slotHoldMs(expectedMs, estimateMs, watched), watched);
+			created = true;
+		}
+		return {
+			job,
+			request,
+			mode: generationMode(request),
+			idempotencyKey,
+			replayed: response.headers['idempotent-replayed'] === 'true',
+			expectedMs,
+		};
+	} finally {
+		// A failed create, or a job already finished, holds no place among the running jobs.
+		if (!created) slot.release();
+	}
+}
+
+/** An accepted create whose body cannot be read still created a job: say how to find it. */
+function readCreatedJob(body: unknown, idempotencyKey: string): JobRecord {
+	if (!isJobBody(body)) {
+		throw new TransportError(
+			'The Omni Video API accepted the job but its answer could not be read, so the job id is ' +
+				'unknown. Check your Omni Video dashboard before running again; rerunning with the same ' +
+				`idempotency key ${idempotencyKey} is safe where the service honours it.`,
+			'malformed',
+			{ idempotencyKey, code: 'malformed_response' },
+		);
+	}
+	return parseJob(body);
+}

@@ -1,0 +1,180 @@
+import type { AbortSignalLike, Clock, Sleep } from '../http/transport';
+import { sleepUnlessCancelled, throwIfAborted } from '../http/cancellation';
+import { notInTime } from './requestWindows';
+
+const HOUR_MS = 3_600_000;
+/** How often a caller waiting for a job slot looks again (no request is spent doing so). */
+const SLOT_RECHECK_MS = 1_000;
+/** The least time between two lookups of one overdue job that nobody here watches. */
+const OVERDUE_LOOK_MIN_MS = 10_000;
+
+/** A reserved place among the plan's concurrent jobs. */
+export interface JobSlot {
+	/**
+	 * The create succeeded: the place belongs to this job until it is seen ended, or at the latest
+	 * until `holdUntilMs` (see slotHoldMs); `expectedDoneAtMs` tells waiting callers when to hope.
+	 */
+	bind(jobId: string, expectedDoneAtMs: number, holdUntilMs: number, watched: boolean): void;
+	/** The create failed or the job ended: give the place back. */
+	release(): void;
+}
+
+interface ActiveJob {
+	jobId?: string;
+	expectedDoneAtMs: number;
+	/** When the place frees itself if nobody reports the job's end. */
+	expiresAtMs: number;
+	/** Something in this process will see the job end (polling, a callback it receives). */
+	watched: boolean;
+	/** Expected render time, for spacing the lookups of an overdue job. */
+	expectedMs: number;
+}
+
+export interface SlotTurnOptions {
+	signal?: AbortSignalLike;
+	/** Absolute time on the host's clock: fail at once rather than wait past it. */
+	deadlineAtMs?: number;
+	/**
+	 * Looks a job up (core's getJob, which reports an ended job back here). Given, a caller kept
+	 * waiting by a job that nobody here watches and that is past its expected end spends one lookup
+	 * to learn whether it has ended, rather than waiting out the job's whole hold (up to the
+	 * longest render time): Don't Wait jobs of an earlier run would otherwise hold up this one.
+	 */
+	lookUp?: (jobId: string) => Promise<unknown>;
+}
+
+/** The plan's jobs-at-once for one key: creates wait here, in order, for a free place. */
+export class JobSlots {
+	private readonly active = new Set<ActiveJob>();
+	private blockedUntilMs = 0;
+	private queue: Promise<unknown> = Promise.resolve();
+	/** Wakes the caller waiting for a place as soon as a job ends, instead of at its next look. */
+	private wakeWaiter: (() => void) | undefined;
+
+	constructor(
+		private limit: number,
+		private readonly clock: Clock,
+		private readonly sleep: Sleep,
+	) {}
+
+	setLimit(limit: number): void {
+		this.limit = limit;
+	}
+
+	get activeCount(): number {
+		this.prune(this.clock.now());
+		return this.active.size;
+	}
+
+	acquire(options: SlotTurnOptions = {}): Promise<JobSlot> {
+		const turn = this.queue.then(() => this.waitForPlace(options));
+		this.queue = turn.catch(() => undefined);
+		return turn;
+	}
+
+	/** Something in this process now polls the job and will report its end. */
+	watching(jobId: string): void {
+		for (const job of this.active) {
+			if (job.jobId === jobId) job.watched = true;
+		}
+	}
+
+	/** A job was seen finished (lookup or confirmed callback): its place is free again. */
+	jobEnded(jobId: string): void {
+		for (const job of this.active) {
+			if (job.jobId === jobId) this.active.delete(job);
+		}
+		this.wakeWaiter?.();
+	}
+
+	/** The service refused a create for concurrency: no new job starts before then. */
+	pause(ms: number): void {
+		this.blockedUntilMs = Math.max(this.blockedUntilMs, this.clock.now() + ms);
+	}
+
+	private async waitForPlace(options: SlotTurnOptions): Promise<JobSlot> {
+		const what = 'Waiting for a free job slot';
+		for (;;) {
+			throwIfAborted(options.signal, what);
+			const now = this.clock.now();
+			this.prune(now);
+			const freeAt = this.freeAt(now);
+			if (freeAt <= now) return this.reserve(now);
+			if (options.deadlineAtMs !== undefined && (freeAt > options.deadlineAtMs || now >= options.deadlineAtMs)) {
+				throw notInTime(
+					Math.max(freeAt - now, SLOT_RECHECK_MS),
+					`All ${this.limit} of the plan's jobs at once are still rendering`,
+				);
+			}
+			const overdue = options.lookUp ? this.overdueUnwatched(now) : undefined;
+			if (overdue?.jobId !== undefined) {
+				// The next hope for this job: a quarter of its expected time later, at least 10 s.
+				overdue.expectedDoneAtMs = now + Math.max(OVERDUE_LOOK_MIN_MS, overdue.expectedMs / 4);
+				// A failed lookup (rate window spent, network) only means waiting as before.
+				await options.lookUp?.(overdue.jobId).catch(() => undefined);
+				continue;
+			}
+			// A job seen ended wakes this caller; by itself a place frees only when a pause ends or a
+			// hold runs out, not at a job's expected end. Look again then, or at the recheck pace:
+			// never every millisecond while a job is past its expected end.
+			let waitMs = Math.max(1, Math.min(this.nextLapseAt(now) - now, SLOT_RECHECK_MS));
+			if (options.deadlineAtMs !== undefined) waitMs = Math.min(waitMs, options.deadlineAtMs - now);
+			const woken = new Promise<void>((resolve) => (this.wakeWaiter = resolve));
+			await Promise.race([sleepUnlessCancelled(this.sleep, waitMs, options.signal, what), woken]);
+			this.wakeWaiter = undefined;
+		}
+	}
+
+	/** When a place is expected to be free: now, or when the first running job should end. */
+	private freeAt(now: number): number {
+		let at = Math.max(now, this.blockedUntilMs);
+		if (this.active.size < this.limit) return at;
+		let firstEnd = Infinity;
+		for (const job of this.active) firstEnd = Math.min(firstEnd, Math.max(job.expectedDoneAtMs, now + 1));
+		at = Math.max(at, firstEnd);
+		return at;
+	}
+
+	/** When a place frees by itself: a pause ends or a job's hold runs out. */
+	private nextLapseAt(now: number): number {
+		let at = this.blockedUntilMs > now ? this.blockedUntilMs : Infinity;
+		for (const job of this.active) at = Math.min(at, job.expiresAtMs);
+		return at;
+	}
+
+	/** The running job nobody here watches that is furthest past its expected end, if any. */
+	private overdueUnwatched(now: number): ActiveJob | undefined {
+		let found: ActiveJob | undefined;
+		for (const job of this.active) {
+			if (job.watched || job.jobId === undefined || job.expectedDoneAtMs > now) continue;
+			if (!found || job.expectedDoneAtMs < found.expectedDoneAtMs) found = job;
+		}
+		return found;
+	}
+
+	private prune(now: number): void {
+		for (const job of this.active) {
+			if (job.expiresAtMs <= now) this.active.delete(job);
+		}
+	}
+
+	private reserve(now: number): JobSlot {
+		// An unbound reservation (create in flight) lapses after an hour at most, so that a
+		// crashed caller cannot hold a place for ever.
+		const entry: ActiveJob = { expectedDoneAtMs: now + HOUR_MS, expiresAtMs: now + HOUR_MS, watched: true, expectedMs: HOUR_MS };
+		this.active.add(entry);
+		return {
+			bind: (jobId, expectedDoneAtMs, holdUntilMs, watched) => {
+				entry.jobId = jobId;
+				entry.expectedDoneAtMs = expectedDoneAtMs;
+				entry.expectedMs = Math.max(0, expectedDoneAtMs - this.clock.now());
+				entry.expiresAtMs = holdUntilMs;
+				entry.watched = watched;
+			},
+			release: () => {
+				this.active.delete(entry);
+				this.wakeWaiter?.();
+			},
+		};
+	}
+}

@@ -1,0 +1,227 @@
+import type { AbortSignalLike, Clock, Sleep } from '../http/transport';
+import type { PlanLimits } from '../types';
+import { cancelledError } from '../http/cancellation';
+import { RateLimitError } from '../errors/errors';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+/** Added to each window so that latency between us and the service cannot tip a window over. */
+const WINDOW_MARGIN_MS = 1_000;
+/**
+ * The longest single nap of the queue. A new arrival wakes the queue at once, but the nap's timer
+ * runs on; short naps keep such leftover timers from holding a host process open for long.
+ */
+const MAX_NAP_MS = 1_000;
+/** The share of each window that bulk work leaves for urgent requests (confirming a callback). */
+const URGENT_RESERVE_SHARE = 0.1;
+
+/**
+ * Urgent requests (confirming a callback, which the service waits on for at most 15 s) go ahead of
+ * every bulk request and may use a reserve of each window that bulk work never touches, so a batch
+ * of lookups or creates can never starve them.
+ */
+export type RequestPriority = 'urgent' | 'bulk';
+
+export interface RequestTurnOptions {
+	signal?: AbortSignalLike;
+	/** Absolute time on the host's clock: fail at once rather than wait past it. */
+	deadlineAtMs?: number;
+	priority?: RequestPriority;
+}
+
+interface Waiter {
+	priority: RequestPriority;
+	seq: number;
+	deadlineAtMs?: number;
+	signal?: AbortSignalLike;
+	grant(): void;
+	fail(error: Error): void;
+}
+
+/**
+ * Both rate windows of one key, and the queue of requests waiting for room in them: urgent before
+ * bulk, first come first served within each. Corrected by what the service says (headers, 429s).
+ */
+export class RequestWindows {
+	private minuteLog: number[] = [];
+	private hourLog: number[] = [];
+	private blockedUntilMs = 0;
+	private waiters: Waiter[] = [];
+	private seq = 0;
+	private draining = false;
+	private wake: (() => void) | undefined;
+
+	constructor(
+		private limits: PlanLimits,
+		private readonly clock: Clock,
+		private readonly sleep: Sleep,
+	) {}
+
+	setLimits(limits: PlanLimits): void {
+		this.limits = limits;
+	}
+
+	/** Waits for this request's turn and for room in both windows, then counts it. */
+	acquire(options: RequestTurnOptions = {}): Promise<void> {
+		if (options.signal?.aborted) return Promise.reject(cancelledError('Waiting for the plan’s request budget'));
+		return new Promise<void>((resolve, reject) => {
+			const onAbort = () => {
+				if (this.remove(waiter)) reject(cancelledError('Waiting for the plan’s request budget'));
+			};
+			const waiter: Waiter = {
+				priority: options.priority ?? 'bulk',
+				seq: this.seq++,
+				deadlineAtMs: options.deadlineAtMs,
+				signal: options.signal,
+				grant: () => {
+					options.signal?.removeEventListener('abort', onAbort);
+					resolve();
+				},
+				fail: (error) => {
+					options.signal?.removeEventListener('abort', onAbort);
+					reject(error);
+				},
+			};
+			options.signal?.addEventListener('abort', onAbort);
+			this.enqueue(waiter);
+			// Known at once to be impossible in time: say so now, nothing is sent.
+			if (waiter.deadlineAtMs !== undefined) {
+				const now = this.clock.now();
+				const startAt = this.startTimeOf(this.waiters.indexOf(waiter), waiter.priority, now);
+				if (startAt > waiter.deadlineAtMs && this.remove(waiter)) waiter.fail(notInTime(startAt - now));
+			}
+			this.drain();
+		});
+	}
+
+	/** The service said to wait (429 with Retry-After): nobody on this key sends before then. */
+	pause(ms: number): void {
+		this.blockedUntilMs = Math.max(this.blockedUntilMs, this.clock.now() + ms);
+	}
+
+	/** Someone else used `count` requests of a window just now (another process on the key). */
+	countOthers(window: 'minute' | 'hour', count: number): void {
+		const now = this.clock.now();
+		this.prune(now);
+		const log = window === 'hour' ? this.hourLog : this.minuteLog;
+		for (let i = 0; i < count; i++) log.push(now);
+	}
+
+	/** Requests we counted in the last minute and hour. */
+	counts(): { lastMinute: number; lastHour: number } {
+		this.prune(this.clock.now());
+		return { lastMinute: this.minuteLog.length, lastHour: this.hourLog.length };
+	}
+
+	private enqueue(waiter: Waiter): void {
+		let at = this.waiters.length;
+		while (at > 0 && rank(this.waiters[at - 1].priority) > rank(waiter.priority)) at--;
+		this.waiters.splice(at, 0, waiter);
+	}
+
+	private remove(waiter: Waiter): boolean {
+		const at = this.waiters.indexOf(waiter);
+		if (at < 0) return false;
+		this.waiters.splice(at, 1);
+		this.wake?.();
+		return true;
+	}
+
+	/** One loop hands out turns while anyone waits; an arrival or a departure wakes it early. */
+	private drain(): void {
+		if (this.draining) {
+			this.wake?.();
+			return;
+		}
+		this.draining = true;
+		void this.drainLoop();
+	}
+
+	private async drainLoop(): Promise<void> {
+		for (;;) {
+			const now = this.clock.now();
+			this.failOverdue(now);
+			const head = this.waiters[0];
+			if (!head) {
+				this.draining = false;
+				return;
+			}
+			const waitMs = this.startTimeOf(0, head.priority, now) - now;
+			if (waitMs <= 0) {
+				this.waiters.shift();
+				this.minuteLog.push(now);
+				this.hourLog.push(now);
+				head.grant();
+				continue;
+			}
+			let napMs = Math.min(waitMs, MAX_NAP_MS);
+			for (const waiter of this.waiters) {
+				if (waiter.deadlineAtMs !== undefined) napMs = Math.min(napMs, Math.max(1, waiter.deadlineAtMs - now));
+			}
+			const woken = new Promise<void>((resolve) => (this.wake = resolve));
+			// The nap is the host's sleep; a failing sleep only ends the nap early.
+			await Promise.race([this.sleep(napMs).catch(() => undefined), woken]);
+			this.wake = undefined;
+		}
+	}
+
+	/** Waiters whose deadline has come go away with the delay they would still have needed. */
+	private failOverdue(now: number): void {
+		for (const waiter of [...this.waiters]) {
+			if (waiter.deadlineAtMs === undefined || waiter.deadlineAtMs > now) continue;
+			const startAt = this.startTimeOf(this.waiters.indexOf(waiter), waiter.priority, now);
+			if (startAt <= now) continue;
+			this.waiters.splice(this.waiters.indexOf(waiter), 1);
+			waiter.fail(notInTime(startAt - now));
+		}
+	}
+
+	/**
+	 * When the request at `position` in the queue could start, if everyone ahead of it goes as
+	 * soon as the windows allow: a small simulation of both windows.
+	 */
+	private startTimeOf(position: number, priority: RequestPriority, now: number): number {
+		this.prune(now);
+		const minute = [...this.minuteLog];
+		const hour = [...this.hourLog];
+		const perMinute = capacity(this.limits.requestsPerMinute, priority);
+		const perHour = capacity(this.limits.requestsPerHour, priority);
+		let at = Math.max(now, this.blockedUntilMs);
+		for (let i = 0; i <= position; i++) {
+			if (minute.length >= perMinute) at = Math.max(at, minute[minute.length - perMinute] + MINUTE_MS + WINDOW_MARGIN_MS);
+			if (hour.length >= perHour) at = Math.max(at, hour[hour.length - perHour] + HOUR_MS + WINDOW_MARGIN_MS);
+			minute.push(at);
+			hour.push(at);
+		}
+		return at;
+	}
+
+	private prune(now: number): void {
+		const minuteStart = now - MINUTE_MS - WINDOW_MARGIN_MS;
+		const hourStart = now - HOUR_MS - WINDOW_MARGIN_MS;
+		while (this.minuteLog.length > 0 && this.minuteLog[0] <= minuteStart) this.minuteLog.shift();
+		while (this.hourLog.length > 0 && this.hourLog[0] <= hourStart) this.hourLog.shift();
+	}
+}
+
+function rank(priority: RequestPriority): number {
+	return priority === 'urgent' ? 0 : 1;
+}
+
+/** How many requests of a window this priority may use: bulk leaves the urgent reserve alone. */
+function capacity(limit: number, priority: RequestPriority): number {
+	if (priority === 'urgent' || limit <= 1) return Math.max(1, limit);
+	return Math.max(1, limit - Math.max(1, Math.floor(limit * URGENT_RESERVE_SHARE)));
+}
+
+/** The request cannot start before its deadline: nothing was sent, the caller may try again later. */
+export function notInTime(
+	delayMs: number,
+	why = "The plan's request limits leave no room for this request in the time available",
+): RateLimitError {
+	const seconds = Math.max(1, Math.ceil(delayMs / 1000));
+	return new RateLimitError(
+		`${why}; nothing was sent. Try again in ${seconds} s.`,
+		{ code: 'rate_limited_locally', retryAfterMs: seconds * 1000, hint: `Try again in ${seconds} s` },
+	);
+}
