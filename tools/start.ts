@@ -5,15 +5,23 @@
  * first run), installs the package as n8n's community-package installer does, imports the
  * credential and the example workflows, creates the owner account, and prints where to log in.
  * Ctrl-C stops everything it started. Each start is a fresh n8n: export what you want to keep.
+ *
+ * Under CI (`CI=true`) or with `npm start -- --once`, it does the main job once instead of waiting
+ * for a person: runs the text-to-video example through n8n against the sandbox, checks the MP4
+ * n8n stored is the one the CDN served, prints what happened, stops everything and exits (1 when
+ * the job failed). That is how `.ci/run` proves the README's first command.
  */
 import net from 'node:net';
 import { join } from 'node:path';
 import { cacheDir } from '../test/e2e/cache';
 import { packPackage, startEnvironment } from '../test/e2e/environment';
+import { EXAMPLE_SCENARIOS } from '../test/e2e/exampleScenarios';
 import { OWNER } from '../test/e2e/n8nServer';
 import { freePort, shutdown, stopAllOnExit, onShutdown } from '../test/e2e/processes';
 
 const VERSION = '2.8.4';
+/** Do the main job once and stop, rather than wait for a person at the editor. */
+const ONCE = process.env.CI === 'true' || process.argv.includes('--once');
 
 /** The port people expect when it is free, else any free one. */
 async function preferred(port: number): Promise<number> {
@@ -39,6 +47,14 @@ async function main(): Promise<void> {
 	});
 	onShutdown(() => environment.stop());
 	const { n8n, sandbox, examples } = environment;
+	if (ONCE) {
+		const mainJob = EXAMPLE_SCENARIOS.find((scenario) => scenario.name === 'example-text-to-video')!;
+		console.log(`Running the text-to-video example once in n8n ${VERSION} (${process.env.CI === 'true' ? 'CI=true' : '--once'})`);
+		console.log(`Done: ${await mainJob.run(environment.context)}`);
+		await shutdown();
+		// Node's fetch keeps idle sockets to the stopped servers for a while: leave now, done.
+		process.exit(0);
+	}
 	const textToVideo = examples.find((example) => example.file === 'text-to-video-with-download.json');
 	console.log(`
 Omni Video is ready in n8n ${VERSION}.
