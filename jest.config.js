@@ -7,7 +7,7 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json' }],
   },
-  // The n8n engine tests load the built package: build it first when it is missing or stale.
-  globalSetup: '<rootDir>/test/support/n8n/globalSetup.ts',
+  // The n8n engine tests load the built package, the Activepieces tests the built piece: each is built first when missing or stale.
+  globalSetup: '<rootDir>/test/support/globalSetup.ts',
   testTimeout: 30000,
 };

@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import buildPackageIfStale from '../test/support/n8n/globalSetup';
+import buildPackagesIfStale from '../test/support/globalSetup';
 import { expectedRenderSeconds } from '../core/pacing/estimate';
 import type { BatchResult } from './measure';
 import { BENCH_PLANS, runBatch, type SideBySideOptions } from './sideBySide';
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
 	}
 	const realStart = Date.now();
 	// Strategy (d) and the memory runs load the built n8n package, as n8n does.
-	buildPackageIfStale();
+	buildPackagesIfStale();
 	const batches: BatchResult[] = [];
 	for (const plan of BENCH_PLANS) {
 		for (const { strategy, run, clientClock, note } of RUNS) {

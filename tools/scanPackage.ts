@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a command-line tool for people and CI; never shipped */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- a command-line tool for people and CI; never shipped */
 /**
  * `npm run scan`: n8n's own verification scan, run here before publishing. n8n checks a community
  * package with `@n8n/scan-community-package`: it lints the sources its npm provenance points at

@@ -1,64 +1,78 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
+import type { Piece } from '@activepieces/pieces-framework';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { standardWebhookSignature } from '../../sandbox/signing';
 import type { ReceivedCallback } from '../../test/support/receiver';
 import { deliveriesOf, deliveryOf } from '../../test/support/callbackDelivery';
-import { jobCompleted } from '../src/triggers/job-completed';
-import { MemoryStore } from './harness';
+import { EngineServer, installPiece, loadPiece, runTriggerHook, type InstalledPiece } from './engine';
 
-/** Job Completed: the sandbox's real, signed callbacks, handed to the trigger as the engine hands a webhook's request. */
+/**
+ * Job Completed as Activepieces' engine drives a webhook trigger (./engine.ts): enabled once, then
+ * run with each request the sandbox really sent to the webhook (its signed callbacks), tested in
+ * the builder, disabled.
+ */
 let sandbox: Sandbox;
+let installed: InstalledPiece;
+let piece: Piece;
 
 beforeAll(async () => {
 	sandbox = await startSandbox({ port: 0, speed: 40, insecureCallbacks: true });
+	installed = installPiece();
+	piece = loadPiece(installed);
 });
 afterAll(async () => {
 	await sandbox.close();
 });
 
-/** A flow with a Job Completed trigger: its id and its store (Activepieces keeps a store per flow). */
+/** A flow with a Job Completed trigger, enabled: its id, and the server that keeps its store. */
 interface Flow {
 	id: string;
-	store: MemoryStore;
+	server: EngineServer;
 }
 let flows = 0;
-const newFlow = (): Flow => ({ id: `flow_${++flows}`, store: new MemoryStore() });
 
-type Trigger = typeof jobCompleted;
+const input = (options: { secret?: boolean; outcome?: string; includeVideoFile?: boolean }) => ({
+	auth: { type: 'CUSTOM_AUTH', props: { apiKey: sandbox.keys.premium, baseUrl: sandbox.url, plan: 'premium', webhookSecret: options.secret ? sandbox.webhookSecret : undefined } },
+	outcome: options.outcome,
+	includeVideoFile: options.includeVideoFile,
+});
 
-/** The trigger's run, with the context the engine builds for a webhook trigger (TestOrRunHookContext). */
-function fire(delivery: ReceivedCallback, options: { secret?: boolean; flow?: Flow; outcome?: string; includeVideoFile?: boolean; trigger?: Trigger } = {}) {
-	const props = { apiKey: sandbox.keys.premium, baseUrl: sandbox.url, plan: 'premium', webhookSecret: options.secret ? sandbox.webhookSecret : undefined };
-	const flow = options.flow ?? newFlow();
-	const context = {
-		auth: { type: 'CUSTOM_AUTH', props },
-		propsValue: { outcome: options.outcome, includeVideoFile: options.includeVideoFile },
-		store: flow.store,
-		flows: { current: { id: flow.id, version: { id: `${flow.id}_v1` } } },
-		payload: { body: JSON.parse(delivery.body), rawBody: delivery.body, headers: delivery.headers, queryParams: {} },
-		webhookUrl: `http://localhost:4200/api/v1/webhooks/${flow.id}`,
-		server: { apiUrl: 'http://localhost:3000', publicUrl: 'http://localhost:4200', token: 'engine' },
-		files: { write: async () => 'file' },
-	};
-	return (options.trigger ?? jobCompleted).run(context as never) as Promise<Array<Record<string, unknown>>>;
+async function enabledFlow(options: { secret?: boolean; outcome?: string } = {}): Promise<Flow> {
+	const flow = { id: `flow_${++flows}`, server: new EngineServer() };
+	await runTriggerHook(piece, flow.server, { triggerName: 'job_completed', hook: 'ON_ENABLE', flowId: flow.id, input: input(options) });
+	return flow;
 }
 
-/** The trigger as a new engine process loads it (after a restart): nothing remembered but the flow's store. */
-async function restartedTrigger(): Promise<Trigger> {
-	let trigger: Trigger | undefined;
-	await jest.isolateModulesAsync(async () => {
-		trigger = (await import('../src/triggers/job-completed')).jobCompleted;
-	});
-	return trigger!;
+/** The request the sandbox sent, as the server hands a webhook's request to the trigger. */
+const payloadOf = (delivery: ReceivedCallback) => ({ method: 'POST', headers: delivery.headers, body: JSON.parse(delivery.body) as unknown, rawBody: delivery.body, queryParams: {} });
+
+/** One delivery to the flow's webhook: the trigger's run, whose items each start a run of the flow. */
+async function fire(delivery: ReceivedCallback, options: { secret?: boolean; flow?: Flow; outcome?: string; includeVideoFile?: boolean; piece?: Piece } = {}) {
+	const flow = options.flow ?? (await enabledFlow(options));
+	return (await runTriggerHook(options.piece ?? piece, flow.server, { triggerName: 'job_completed', hook: 'RUN', flowId: flow.id, input: input(options), payload: payloadOf(delivery) })) as Array<Record<string, unknown>>;
 }
+
+/** The piece as a newly started engine process loads it: nothing remembered but the flow's store. */
+const restartedEngine = () => loadPiece(installed, { fresh: true });
+
+it('is enabled and disabled with nothing to register, and its test in the builder shows a sample delivery', async () => {
+	const flow = await enabledFlow();
+	const before = sandbox.journal.length;
+	const sample = await runTriggerHook(piece, flow.server, { triggerName: 'job_completed', hook: 'TEST', flowId: flow.id, input: input({}) });
+	expect(sample).toEqual([expect.objectContaining({ jobId: expect.any(String), status: 'done', confirmedBy: 'signature' })]);
+	await runTriggerHook(piece, flow.server, { triggerName: 'job_completed', hook: 'ON_DISABLE', flowId: flow.id, input: input({}) });
+	expect(sandbox.journal.length).toBe(before);
+	expect(flow.server.storeEntries.size).toBe(0);
+});
 
 it('a signed callback starts the flow once, with no request; its replay does not start it again, after a restart neither', async () => {
 	const delivery = await deliveryOf(sandbox, 'A sunrise over hills');
-	const flow = newFlow();
+	const flow = await enabledFlow();
 	const before = sandbox.journal.length;
 	expect(await fire(delivery, { secret: true, flow })).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'signature', videoUrl: expect.stringMatching(/output\.mp4$/) })]);
 	expect(sandbox.journal.length).toBe(before);
 	expect(await fire(delivery, { secret: true, flow })).toEqual([]);
-	expect(await fire(delivery, { secret: true, flow, trigger: await restartedTrigger() })).toEqual([]);
+	expect(await fire(delivery, { secret: true, flow, piece: restartedEngine() })).toEqual([]);
 });
 
 it('a forged signature starts nothing', async () => {
@@ -69,7 +83,7 @@ it('a forged signature starts nothing', async () => {
 
 it('without a secret, the job is confirmed by lookup; a made-up job starts nothing', async () => {
 	const delivery = await deliveryOf(sandbox, 'A field of tulips');
-	const flow = newFlow();
+	const flow = await enabledFlow();
 	expect(await fire(delivery, { flow })).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'lookup' })]);
 	expect(await fire(delivery, { flow })).toEqual([]);
 	const madeUp = { ...delivery, body: JSON.stringify({ ...JSON.parse(delivery.body), id: 'job_made_up', status: 'done' }) };
@@ -91,7 +105,7 @@ it('a video too large for a file of the run still starts the flow, as a link wit
 
 /** Copies handed to one flow's trigger at the same moment: every item is a run of the flow. */
 async function firedTogether(copies: ReceivedCallback[], options: { secret?: boolean }) {
-	const flow = newFlow();
+	const flow = await enabledFlow();
 	return (await Promise.all(copies.map((copy) => fire(copy, { ...options, flow })))).flat();
 }
 
@@ -104,7 +118,7 @@ it("the service's own duplicates (same webhook id) arriving together start the f
 
 it('a replay of a delivered outcome under a new webhook id, validly signed, does not start the flow again', async () => {
 	const delivery = await deliveryOf(sandbox, 'Sent again with a new id');
-	const flow = newFlow();
+	const flow = await enabledFlow();
 	expect(await fire(delivery, { secret: true, flow })).toHaveLength(1);
 	const timestamp = Math.floor(Date.now() / 1000);
 	const resigned = (id: string) => ({
@@ -112,5 +126,5 @@ it('a replay of a delivered outcome under a new webhook id, validly signed, does
 		headers: { ...delivery.headers, 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': standardWebhookSignature(sandbox.webhookSecret, id, timestamp, delivery.body) },
 	});
 	expect(await fire(resigned('msg_replayed'), { secret: true, flow })).toEqual([]);
-	expect(await fire(resigned('msg_replayed_later'), { secret: true, flow, trigger: await restartedTrigger() })).toEqual([]);
+	expect(await fire(resigned('msg_replayed_later'), { secret: true, flow, piece: restartedEngine() })).toEqual([]);
 });

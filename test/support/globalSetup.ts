@@ -1,0 +1,35 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test harness, never shipped */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../..');
+
+function newestChange(path: string): number {
+	const stats = statSync(path);
+	if (!stats.isDirectory()) return stats.mtimeMs;
+	return Math.max(stats.mtimeMs, ...readdirSync(path).map((entry) => newestChange(join(path, entry))));
+}
+
+/** Runs `build` when `marker` is missing or older than one of `sources`. */
+function buildIfStale(marker: string, sources: string[], build: () => void): void {
+	const built = existsSync(marker) ? statSync(marker).mtimeMs : 0;
+	const changed = Math.max(...sources.map((source) => newestChange(join(ROOT, source))));
+	if (built < changed) build();
+}
+
+/**
+ * The n8n engine tests load the built n8n package, as n8n does, and the Activepieces tests load the
+ * built piece, as Activepieces' engine does: each is built when missing or older than a source, so
+ * `npm test` on a fresh clone tests what the builds make.
+ */
+export default function buildPackagesIfStale(): void {
+	buildIfStale(join(ROOT, 'dist', 'nodes', 'OmniVideo', 'OmniVideo.node.js'), ['core', 'credentials', 'nodes', 'icons', 'package.json'], () =>
+		execFileSync(join(ROOT, 'node_modules', '.bin', 'n8n-node'), ['build'], { cwd: ROOT, stdio: 'ignore' }),
+	);
+	const piece = join(ROOT, 'activepieces');
+	buildIfStale(join(piece, 'dist', 'activepieces', 'src', 'index.js'), ['core', 'activepieces/src', 'activepieces/package.json', 'activepieces/tsconfig.json'], () => {
+		rmSync(join(piece, 'dist'), { recursive: true, force: true });
+		execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(piece, 'tsconfig.json')], { cwd: piece, stdio: 'ignore' });
+	});
+}
