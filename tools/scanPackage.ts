@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { cloudSupportEnabled } from './cloudSupport';
 
 interface ScanResult {
 	passed: boolean;
@@ -94,7 +95,7 @@ async function main(): Promise<void> {
 		// n8n Cloud takes a verified node only in strict mode with the default lint config; the node
 		// CLI says whether this package is eligible.
 		const cloud = execFileSync('npx', ['n8n-node', 'cloud-support'], { cwd: REPO, encoding: 'utf8' });
-		const eligible = /Cloud support is ENABLED/.test(cloud);
+		const eligible = cloudSupportEnabled(cloud);
 		console.log(`${eligible ? 'passed' : 'FAILED'}: n8n-node cloud-support (strict mode, n8n's default lint config)`);
 		failed ||= !eligible;
 		if (failed) process.exitCode = 1;
