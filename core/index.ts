@@ -30,7 +30,7 @@ export { GENERATE_LIMITS } from './input/inputLimits';
 export { TYPICAL_RENDER_SECONDS } from './pacing/estimate';
 export { validateJobId } from './input/validateJobId';
 export { detectContentType } from './input/contentType';
-export { isAcceptedCallbackUrl } from './input/validateUrls';
+export { callbackUrlProblem, isAcceptedCallbackUrl } from './input/validateUrls';
 export type { GeneratedJob } from './jobs/generateVideo';
 export type { UploadedFile } from './jobs/uploadFile';
 export { jobView, type JobView } from './jobs/jobView';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- a command-line tool's helper; never shipped */
 import { stripVTControlCharacters } from 'node:util';
 
 /**

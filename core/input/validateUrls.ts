@@ -72,14 +72,54 @@ export function checkCallbackUrl(
 	return undefined;
 }
 
+/** IPv4 ranges no one on the internet can reach: loopback, private, link-local, carrier-grade NAT. */
+const NON_PUBLIC_IPV4: ReadonlyArray<[number, number]> = [
+	[0x7f000000, 8], // 127.0.0.0/8
+	[0x0a000000, 8], // 10.0.0.0/8
+	[0xac100000, 12], // 172.16.0.0/12
+	[0xc0a80000, 16], // 192.168.0.0/16
+	[0xa9fe0000, 16], // 169.254.0.0/16
+	[0x64400000, 10], // 100.64.0.0/10
+	[0x00000000, 8], // 0.0.0.0/8
+];
+/** Names that resolve only inside a machine or a local network (mDNS, home routers, cloud VPCs). */
+const LOCAL_NAME = /(^|\.)(localhost|local|internal|lan|home\.arpa|intranet|corp)$/i;
+
+function isNonPublicHost(hostname: string): boolean {
+	const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+	const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+	if (v4) {
+		const address = v4.slice(1).reduce((sum, part) => sum * 256 + Number(part), 0);
+		return NON_PUBLIC_IPV4.some(([base, bits]) => Math.floor(address / 2 ** (32 - bits)) === Math.floor(base / 2 ** (32 - bits)));
+	}
+	if (host.includes(':')) return host === '::1' || host === '::' || /^f[cd]/.test(host) || /^fe[89ab]/.test(host);
+	// A name without a dot is a machine on the local network (or this one).
+	return !host.includes('.') || LOCAL_NAME.test(host);
+}
+
 /**
- * Whether the service would take this address as a job's callback URL (the rule of
- * checkCallbackUrl): a host that can pause a step until a callback asks this first, and waits
- * by polling when the answer is no (a self-hosted instance on plain http cannot be called back).
+ * Why the service could not call this address back, in the user's words, or undefined when it
+ * can: a job's callback must be a public https:// address (or, for the local sandbox only, plain
+ * http on this machine). A host that can pause a step until a callback asks this first, and waits
+ * by polling when there is a reason (a self-hosted n8n or Activepieces on localhost, a private
+ * network or plain http cannot be called back).
  */
+export function callbackUrlProblem(url: unknown, options: { allowInsecureLoopbackCallback?: boolean } = {}): string | undefined {
+	const text = typeof url === 'string' ? url.trim() : '';
+	const parsed = absoluteUrl(text, ['https:', 'http:']);
+	if (!parsed) return `the resume URL (${describe(url)}) is not a full http(s) address`;
+	const loopback = LOOPBACK_HOSTS.has(parsed.hostname);
+	if (parsed.protocol === 'http:') {
+		if (options.allowInsecureLoopbackCallback && loopback) return undefined;
+		return `the resume URL ${parsed.origin} is plain http://, and Omni Video calls back only over https://`;
+	}
+	if (isNonPublicHost(parsed.hostname)) {
+		return `the resume URL ${parsed.origin} is not reachable from the internet (a local or private address), so Omni Video could not call it back`;
+	}
+	return undefined;
+}
+
+/** Whether the service could call this address back (see callbackUrlProblem). */
 export function isAcceptedCallbackUrl(url: unknown, options: { allowInsecureLoopbackCallback?: boolean } = {}): boolean {
-	if (isBlank(url)) return false;
-	const problems: FieldProblem[] = [];
-	checkCallbackUrl(url, options.allowInsecureLoopbackCallback ?? false, problems);
-	return problems.length === 0;
+	return !isBlank(url) && callbackUrlProblem(url, options) === undefined;
 }

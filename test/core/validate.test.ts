@@ -3,7 +3,7 @@ import { ValidationError } from '../../core/errors/errors';
 import { generationMode, validateGenerateInput } from '../../core/input/validateGenerate';
 import { validateJobId } from '../../core/input/validateJobId';
 import { validateUploadInput } from '../../core/input/validateUpload';
-import { isAcceptedCallbackUrl } from '../../core/input/validateUrls';
+import { callbackUrlProblem, isAcceptedCallbackUrl } from '../../core/input/validateUrls';
 import type { GenerateVideoInput } from '../../core/types';
 
 const good: GenerateVideoInput = { prompt: 'A red fox running through snow' };
@@ -167,5 +167,51 @@ describe('isAcceptedCallbackUrl', () => {
 		for (const [, input, field] of badRequests) {
 			if (field === 'callbackUrl') expect(isAcceptedCallbackUrl(input.callbackUrl)).toBe(false);
 		}
+	});
+});
+
+describe('callbackUrlProblem: can the service call this resume URL back?', () => {
+	it.each([
+		'https://n8n.example.com/webhook-waiting/42',
+		'https://flows.example.co.uk:8443/v1/flow-runs/r1',
+		'https://8.8.8.8/hook',
+		'https://172.32.0.1/hook', // just outside 172.16.0.0/12
+		'https://[2001:db8::1]/hook',
+	])('%s: yes', (url) => {
+		expect(callbackUrlProblem(url)).toBeUndefined();
+	});
+
+	it.each([
+		['http://localhost:5678/webhook-waiting/42', /plain http:\/\//],
+		['http://n8n.example.com/webhook-waiting/42', /plain http:\/\//],
+		['https://localhost:5678/webhook-waiting/42', /not reachable from the internet/],
+		['https://127.0.0.1/hook', /not reachable/],
+		['https://10.1.2.3/hook', /not reachable/],
+		['https://172.16.5.4/hook', /not reachable/],
+		['https://192.168.1.20:5678/hook', /not reachable/],
+		['https://169.254.10.10/hook', /not reachable/],
+		['https://100.64.0.7/hook', /not reachable/],
+		['https://[::1]/hook', /not reachable/],
+		['https://[fd00::5]/hook', /not reachable/],
+		['https://[fe80::1]/hook', /not reachable/],
+		['https://n8n/hook', /not reachable/],
+		['https://n8n.local/hook', /not reachable/],
+		['https://n8n.internal/hook', /not reachable/],
+		['https://router.home.arpa/hook', /not reachable/],
+		['webhook-waiting/42', /not a full http\(s\) address/],
+		[undefined, /not a full http\(s\) address/],
+	])('%s: no, %s', (url, reason) => {
+		expect(callbackUrlProblem(url)).toMatch(reason);
+	});
+
+	it('lets the local sandbox call plain http on this machine only', () => {
+		expect(callbackUrlProblem('http://127.0.0.1:5678/webhook-waiting/1', { allowInsecureLoopbackCallback: true })).toBeUndefined();
+		expect(callbackUrlProblem('http://localhost:5678/webhook-waiting/1', { allowInsecureLoopbackCallback: true })).toBeUndefined();
+		expect(callbackUrlProblem('http://192.168.1.20:5678/webhook-waiting/1', { allowInsecureLoopbackCallback: true })).toMatch(/plain http/);
+	});
+
+	it('names the origin it refused, never the path (the resume URL holds the execution id)', () => {
+		expect(callbackUrlProblem('http://localhost:5678/webhook-waiting/42')).toContain('http://localhost:5678');
+		expect(callbackUrlProblem('http://localhost:5678/webhook-waiting/42')).not.toContain('webhook-waiting');
 	});
 });

@@ -6,7 +6,7 @@ import { startSandbox, type Sandbox } from '../../sandbox';
 import { PLANS } from '../../core/types';
 import { N8nTestInstance, type Execution } from '../support/n8n/instance';
 import { binaryBytes, workflowOf } from '../support/n8n/engine';
-import { itemsOf, omniVideoNode, outputOf, spedUpPlan } from '../support/n8n/workflows';
+import { callbackGenerateNode, itemsOf, outputOf, spedUpPlan } from '../support/n8n/workflows';
 
 const SPEED = 40;
 const SAMPLE_MP4 = readFileSync(join(__dirname, '../../sandbox/fixtures/sample.mp4'));
@@ -32,18 +32,6 @@ function useCredential(secret: string | undefined): void {
 	};
 }
 
-function generateNode(extra = {}) {
-	return omniVideoNode('Generate', {
-		resource: 'video',
-		operation: 'generate',
-		prompt: '={{ $json.prompt }}',
-		resolution: '720P',
-		duration: 4,
-		waitMode: 'callback',
-		...extra,
-	});
-}
-
 async function finishedWithin(execution: Execution, ms = 20_000): Promise<IRun> {
 	let timer: NodeJS.Timeout | undefined;
 	const timeout = new Promise<never>((_, reject) => {
@@ -59,7 +47,7 @@ async function finishedWithin(execution: Execution, ms = 20_000): Promise<IRun> 
 describe('Wait for Callback: park, then resume through webhook()', () => {
 	it('parks with the resume URL as callbackUrl and resumes once every job has ended, with the videos', async () => {
 		useCredential(sandbox.webhookSecret);
-		const workflow = workflowOf([generateNode({ download: true })], {});
+		const workflow = workflowOf([callbackGenerateNode({ download: true })], {});
 		const execution = await n8n.execute(workflow, 'Generate', itemsOf({ prompt: 'One' }, { prompt: 'Two' }, { prompt: 'Three' }));
 
 		// Parked: the run stopped at the node, with the queued jobs shown and the resume URL passed on.
@@ -93,7 +81,7 @@ describe('Wait for Callback: park, then resume through webhook()', () => {
 		useCredential(signed ? sandbox.webhookSecret : undefined);
 		const journalBefore = sandbox.journal.length;
 		const prompts = Array.from({ length: 10 }, (_, i) => ({ prompt: `Batch clip ${i}` }));
-		const execution = await n8n.execute(workflowOf([generateNode()], {}), 'Generate', itemsOf(...prompts));
+		const execution = await n8n.execute(workflowOf([callbackGenerateNode()], {}), 'Generate', itemsOf(...prompts));
 		const run = await finishedWithin(execution, 30_000);
 		const items = outputOf(run, 'Generate');
 		expect(items).toHaveLength(10);
@@ -107,7 +95,7 @@ describe('Wait for Callback: park, then resume through webhook()', () => {
 
 	it('confirms callbacks by lookup when the credential has no signing secret', async () => {
 		useCredential(undefined);
-		const execution = await n8n.execute(workflowOf([generateNode()], {}), 'Generate', itemsOf({ prompt: 'Unsigned' }));
+		const execution = await n8n.execute(workflowOf([callbackGenerateNode()], {}), 'Generate', itemsOf({ prompt: 'Unsigned' }));
 		const jobId = String(outputOf(execution.run!, 'Generate')[0].json.jobId);
 		const run = await finishedWithin(execution);
 		expect(outputOf(run, 'Generate')[0].json).toMatchObject({ jobId, status: 'done' });
@@ -118,7 +106,7 @@ describe('Wait for Callback: park, then resume through webhook()', () => {
 	it('a failed job resumes as an item with status failed, the reason and the job id', async () => {
 		useCredential(sandbox.webhookSecret);
 		const execution = await n8n.execute(
-			workflowOf([generateNode()], {}),
+			workflowOf([callbackGenerateNode()], {}),
 			'Generate',
 			itemsOf({ prompt: 'Fine' }, { prompt: 'no [sandbox:job-fails-content-policy]' }),
 		);
@@ -130,7 +118,7 @@ describe('Wait for Callback: park, then resume through webhook()', () => {
 
 	it('refuses a forged callback (bad signature) and stays parked; a late callback after the end gets 409', async () => {
 		useCredential(sandbox.webhookSecret);
-		const execution = await n8n.execute(workflowOf([generateNode()], {}), 'Generate', itemsOf({ prompt: 'Guarded' }));
+		const execution = await n8n.execute(workflowOf([callbackGenerateNode()], {}), 'Generate', itemsOf({ prompt: 'Guarded' }));
 		const [parked] = outputOf(execution.run!, 'Generate');
 		const resumeUrl = String(parked.json.callbackUrl);
 		const forgedBody = JSON.stringify({ id: parked.json.jobId, status: 'done', resultUrls: ['https://evil.example/x.mp4'] });
@@ -155,7 +143,7 @@ describe('Wait for Callback: park, then resume through webhook()', () => {
 
 	it('as an AI tool it never parks: it polls and returns JSON', async () => {
 		useCredential(sandbox.webhookSecret);
-		const tool = generateNode({ options: { expectedRenderSeconds: 1 }, download: true });
+		const tool = callbackGenerateNode({ options: { expectedRenderSeconds: 1 }, download: true });
 		tool.type = `${tool.type}Tool`;
 		const execution = await n8n.execute(workflowOf([tool], {}), 'Generate', itemsOf({ prompt: 'Agent asks' }));
 		expect(execution.status).not.toBe('waiting');
@@ -169,7 +157,7 @@ describe('Wait for Callback: park, then resume through webhook()', () => {
 		useCredential(sandbox.webhookSecret);
 		const before = sandbox.journal.length;
 		const rows = Array.from({ length: 51 }, (_, i) => ({ prompt: `row ${i}` }));
-		const execution = await n8n.execute(workflowOf([generateNode()], {}), 'Generate', itemsOf(...rows));
+		const execution = await n8n.execute(workflowOf([callbackGenerateNode()], {}), 'Generate', itemsOf(...rows));
 		const run = await finishedWithin(execution);
 		expect(run.status).toBe('error');
 		expect(run.data.resultData.error?.message).toMatch(/up to 50 items/);

@@ -3,7 +3,7 @@ import { startSandbox, type Sandbox } from '../../sandbox';
 import { expectedRenderSeconds } from '../../core/pacing/estimate';
 import { N8nTestInstance } from '../support/n8n/instance';
 import { workflowOf } from '../support/n8n/engine';
-import { itemsOf, omniVideoNode, outputOf, spedUpPlan } from '../support/n8n/workflows';
+import { callbackGenerateNode, itemsOf, outputOf, spedUpPlan } from '../support/n8n/workflows';
 
 const SPEED = 40;
 const TWO_AT_ONCE = { requestsPerMinute: 30, requestsPerHour: 200, concurrentJobs: 2 };
@@ -35,15 +35,7 @@ describe('Wait for Callback with more items than the plan runs at once', () => {
 	// waiting execution only when execute() returns). The first callback after the park looks those
 	// jobs up instead of waiting for the service's retries (5 s, then 5 min).
 	it('resumes within 5 s (virtual) of the last job ending, one lookup at most for a job whose callback was refused', async () => {
-		const node = omniVideoNode('Generate', {
-			resource: 'video',
-			operation: 'generate',
-			prompt: '={{ $json.prompt }}',
-			resolution: '720P',
-			duration: 4,
-			waitMode: 'callback',
-			options: { expectedRenderSeconds: expectedRenderSeconds('720P', 4) / SPEED },
-		});
+		const node = callbackGenerateNode({ options: { expectedRenderSeconds: expectedRenderSeconds('720P', 4) / SPEED } });
 		const prompts = Array.from({ length: 6 }, (_, i) => ({ prompt: `Queued clip ${i}` }));
 		const execution = await n8n.execute(workflowOf([node], {}), 'Generate', itemsOf(...prompts));
 		let resumedAt = Infinity;

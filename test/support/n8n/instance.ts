@@ -78,11 +78,15 @@ export class N8nTestInstance {
 		private readonly server: http.Server,
 	) {}
 
-	static async start(credentials: Record<string, ICredentialDataDecryptedObject>): Promise<N8nTestInstance> {
+	/**
+	 * `webhookUrl` is the address n8n gives nodes for itself (n8n's WEBHOOK_URL: resume and webhook
+	 * URLs start with it); by default, where this instance listens.
+	 */
+	static async start(credentials: Record<string, ICredentialDataDecryptedObject>, options: { webhookUrl?: string } = {}): Promise<N8nTestInstance> {
 		const pkg = await loadPackage();
 		const server = http.createServer();
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-		const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		const baseUrl = options.webhookUrl ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 		const engine: EngineContext = {
 			pkg,
 			credentialsHelper: new TestCredentialsHelper(pkg.credentialTypes, credentials),

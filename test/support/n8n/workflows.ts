@@ -62,3 +62,16 @@ export function errorOf(run: IRun, nodeName: string): (Error & { description?: s
 export function itemsOf(...json: IDataObject[]): INodeExecutionData[] {
 	return json.map((entry) => ({ json: entry }));
 }
+
+/** Generate Video with Wait for Callback, one item's prompt in `prompt`: 720P, 4 s. */
+export function callbackGenerateNode(extra: INodeParameters = {}): INode {
+	return omniVideoNode('Generate', {
+		resource: 'video',
+		operation: 'generate',
+		prompt: '={{ $json.prompt }}',
+		resolution: '720P',
+		duration: 4,
+		waitMode: 'callback',
+		...extra,
+	});
+}

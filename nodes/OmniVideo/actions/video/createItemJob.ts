@@ -20,7 +20,7 @@ export interface CreatedItemJob {
 export async function createItemJob(
 	this: IExecuteFunctions,
 	itemIndex: number,
-	overrides: { callbackUrl?: string } = {},
+	overrides: { callbackUrl?: string; watched?: boolean } = {},
 ): Promise<CreatedItemJob> {
 	const { client, baseUrl } = await omniVideoClient(this);
 	const source = this.getNodeParameter('source', itemIndex) as string;
@@ -50,7 +50,7 @@ export async function createItemJob(
 		expectedMs: (Number(options.expectedRenderSeconds) || 0) * 1000,
 		// A polled job is seen ending here, so it keeps its place among the plan's jobs at once
 		// until then; a job left to a callback may end unseen (n8n refuses callbacks until parked).
-		watched: this.getNodeParameter('waitMode', 0) === 'poll' || isToolExecution(this),
+		watched: overrides.watched ?? (this.getNodeParameter('waitMode', 0) === 'poll' || isToolExecution(this)),
 	});
 	const extra = { mode: created.mode, idempotencyKey: created.idempotencyKey, submittedAt: new Date().toISOString() };
 	return { created, client, extra };

@@ -1,11 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { isToolExecution } from '../../../shared/n8nHost';
+import { isLocalSandbox, isToolExecution, omniVideoClient } from '../../../shared/n8nHost';
 import { jobItem, jobJson, videoField, videoFieldProperty } from '../../../shared/jobOutput';
 import { forEachItem } from '../../../shared/forEachItem';
 import { createItemJob } from './createItemJob';
 import { parkForCallbacks } from './waitForCallback';
-import { DEFAULT_DURATION_SECONDS, DEFAULT_RESOLUTION, GENERATE_LIMITS } from '../../../../core';
+import { callbackUrlProblem, DEFAULT_DURATION_SECONDS, DEFAULT_RESOLUTION, GENERATE_LIMITS } from '../../../../core';
 
 const { maxPromptCharacters, resolutions, minDurationSeconds, maxDurationSeconds } = GENERATE_LIMITS;
 
@@ -106,7 +106,7 @@ const properties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'The execution pauses until Omni Video calls this workflow back, so n8n must be reachable from the internet over HTTPS (set WEBHOOK_URL). All items\' jobs are created, then the node resumes once every job has ended; a failed job gives an item with status "failed".',
+			'The execution pauses until Omni Video calls this workflow back, so n8n must be reachable from the internet over HTTPS (set WEBHOOK_URL). All items\' jobs are created, then the node resumes once every job has ended; a failed job gives an item with status "failed". If n8n\'s resume URL is not a public https:// address (localhost, a private network, plain http), the node waits by polling instead and says why in each item (waitedBy: "polling", callbackSkipped).',
 		name: 'callbackNotice',
 		type: 'notice',
 		default: '',
@@ -175,17 +175,39 @@ export const description = updateDisplayOptions({ show: { resource: ['video'], o
  * Callback polls instead of parking.
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	if (this.getNodeParameter('waitMode', 0) === 'callback' && !isToolExecution(this)) return await parkForCallbacks.call(this);
+	if (this.getNodeParameter('waitMode', 0) === 'callback' && !isToolExecution(this)) {
+		// Checked before anything is created: a resume URL the service cannot call would leave
+		// the execution waiting until its limit, and every job's video unseen.
+		const callbackSkipped = await resumeUrlProblem(this);
+		if (!callbackSkipped) return await parkForCallbacks.call(this);
+		return await forEachItem(this, async function (itemIndex) {
+			return await generateItem.call(this, itemIndex, { callbackSkipped });
+		});
+	}
 	return await forEachItem(this, generateItem);
 }
 
-/** Generate Video for one item in Don't Wait or Poll mode. */
-async function generateItem(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const { created, client, extra } = await createItemJob.call(this, itemIndex);
+/** Why the service could not call this execution's resume URL back; undefined when it can. */
+async function resumeUrlProblem(context: IExecuteFunctions): Promise<string | undefined> {
+	const { baseUrl } = await omniVideoClient(context);
+	const resumeUrl = context.evaluateExpression('{{ $execution.resumeUrl }}', 0);
+	return callbackUrlProblem(resumeUrl, { allowInsecureLoopbackCallback: isLocalSandbox(baseUrl) });
+}
+
+/**
+ * Generate Video for one item in Don't Wait or Poll mode, or in Wait for Callback's place when
+ * n8n cannot be called back (`callbackSkipped` says why; the item says it waited by polling).
+ */
+async function generateItem(this: IExecuteFunctions, itemIndex: number, fallback: { callbackSkipped?: string } = {}): Promise<INodeExecutionData[]> {
+	const polling = fallback.callbackSkipped !== undefined;
+	const { created, client, extra: createdExtra } = await createItemJob.call(this, itemIndex, { watched: polling ? true : undefined });
+	const extra = polling ? { ...createdExtra, waitedBy: 'polling', callbackSkipped: fallback.callbackSkipped } : createdExtra;
 	if (this.getNodeParameter('waitMode', 0) === 'dontWait') {
 		return [{ json: jobJson(created.job, extra), pairedItem: { item: itemIndex } }];
 	}
-	const timeoutMinutes = this.getNodeParameter('timeoutMinutes', itemIndex, 10) as number;
+	const timeoutMinutes = polling
+		? (this.getNodeParameter('callbackTimeoutMinutes', itemIndex, 60) as number)
+		: (this.getNodeParameter('timeoutMinutes', itemIndex, 10) as number);
 	const job = await client.waitForJob(created.job.id, {
 		expectedMs: created.expectedMs,
 		timeoutMs: timeoutMinutes * 60_000,
