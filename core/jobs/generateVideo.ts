@@ -6,7 +6,7 @@ import { generationMode, validateGenerateInput } from '../input/validateGenerate
 import { isJobBody, parseJob } from '../answers/parseJob';
 import { TransportError } from '../errors/errors';
 import { expectedRenderSeconds, slotHoldMs } from '../pacing/estimate';
-import { newIdempotencyKey } from './idempotency';
+import { derivedIdempotencyKey, newIdempotencyKey } from './idempotency';
 import { getJob } from './getJob';
 
 export interface GenerateVideoOptions {
@@ -27,6 +27,14 @@ export interface GenerateVideoOptions {
 	 * its place among the plan's jobs at once until then, instead of until its expected end.
 	 */
 	watched?: boolean;
+	/**
+	 * When the service answers with the job an earlier create with the same key made (a retried
+	 * run asking again), that job is looked up and returned as it is now, unless it should be made
+	 * again: `retryFailed`, a job that failed; `maxAgeMs`, a job created longer ago than this. Then
+	 * a new job is created with a key derived from the old one and its job id, so that a retry of
+	 * this retry finds the new job in turn.
+	 */
+	reuse?: { retryFailed?: boolean; maxAgeMs?: number };
 }
 
 export interface GeneratedJob {
@@ -34,15 +42,22 @@ export interface GeneratedJob {
 	request: GenerateVideoRequest;
 	mode: GenerationMode;
 	idempotencyKey: string;
-	/** The service answered with the job an earlier identical request created. */
+	/** The service answered with the job an earlier identical request created (looked up since). */
 	replayed: boolean;
+	/** Earlier jobs of the same input made again instead of returned (see GenerateVideoOptions.reuse). */
+	replacedJobIds: string[];
 	/** Expected render time, for scheduling the first look. */
 	expectedMs: number;
 }
 
+/** How many earlier jobs of one input a create makes again, at most, before returning the last. */
+const MAX_REPLACED = 10;
+
 /**
  * Validates the input (nothing is sent if anything is wrong), waits for a free job slot and for
- * room in the rate windows, then creates the job once, with an Idempotency-Key.
+ * room in the rate windows, then creates the job once, with an Idempotency-Key. A replayed create
+ * (same key, same body: a retried run) gives the original job as it is now, or a new one when
+ * `reuse` says that job should be made again.
  */
 export async function generateVideo(
 	runtime: ApiRuntime,
@@ -52,11 +67,38 @@ export async function generateVideo(
 	const request = validateGenerateInput(input, {
 		allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback,
 	});
-	const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey(runtime.random);
+	let idempotencyKey = options.idempotencyKey ?? newIdempotencyKey(runtime.random);
+	const replacedJobIds: string[] = [];
+	for (;;) {
+		const created = await createOnce(runtime, request, idempotencyKey, options);
+		if (!created.replayed) return { ...created, replacedJobIds };
+		// The replay is the create's first answer, as it was then: its job may have ended since.
+		const job = await getJob(runtime, created.job.id, { signal: options.signal, deadlineAtMs: options.deadlineAtMs });
+		if (replacedJobIds.length >= MAX_REPLACED || !madeAgain(job, options.reuse, runtime.clock.now())) {
+			return { ...created, job, replacedJobIds };
+		}
+		replacedJobIds.push(job.id);
+		idempotencyKey = derivedIdempotencyKey(idempotencyKey, job.id);
+	}
+}
+
+function madeAgain(job: JobRecord, reuse: GenerateVideoOptions['reuse'], nowMs: number): boolean {
+	if (job.status === 'failed' && reuse?.retryFailed) return true;
+	const createdAtMs = Date.parse(job.createdAt ?? '');
+	return reuse?.maxAgeMs !== undefined && Number.isFinite(createdAtMs) && nowMs - createdAtMs > reuse.maxAgeMs;
+}
+
+async function createOnce(
+	runtime: ApiRuntime,
+	request: GenerateVideoRequest,
+	idempotencyKey: string,
+	options: GenerateVideoOptions,
+): Promise<Omit<GeneratedJob, 'replacedJobIds'>> {
 	const estimateMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;
 	const expectedMs = options.expectedMs !== undefined && options.expectedMs > 0 ? options.expectedMs : estimateMs;
 	const watched = options.watched ?? false;
 	const slot = await runtime.limiter.acquireJobSlot({
+		idempotencyKey,
 		signal: options.signal,
 		deadlineAtMs: options.deadlineAtMs,
 		lookUp: (jobId) => getJob(runtime, jobId, { signal: options.signal, deadlineAtMs: options.deadlineAtMs }),
@@ -75,7 +117,7 @@ export async function generateVideo(
 		const job = readCreatedJob(response.body, idempotencyKey);
 		if (job.status !== 'done' && job.status !== 'failed') {
 			const now = runtime.clock.now();
-			slot.bind(job.id, now + expectedMs, now + slotHoldMs(expectedMs, estimateMs, watched), watched);
+			slot.bind(job.id, now + expectedMs, now + slotHoldMs(expectedMs, estimateMs, watched), watched, idempotencyKey);
 			created = true;
 		}
 		return {

@@ -36,17 +36,36 @@ export async function waitForJob(
 	jobId: string,
 	options: WaitForJobOptions = {},
 ): Promise<JobRecord> {
-	const { clock, random } = runtime;
-	const startedAt = clock.now();
+	const startedAt = runtime.clock.now();
 	const createdAt = Math.min(options.createdAtMs ?? startedAt, startedAt);
 	const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
 	const deadline = startedAt + timeoutMs;
 	const givenMs = options.expectedMs ?? UNKNOWN_EXPECTED_MS;
 	const expectedMs = runtime.calibration.calibrated(givenMs);
-	let progress: number | undefined;
 	// This loop will see the job end: creates waiting for its slot need not look it up too.
 	runtime.limiter.watchingJob(jobId);
+	try {
+		return await pollUntilEnded(runtime, jobId, options, { createdAt, timeoutMs, deadline, givenMs, expectedMs });
+	} finally {
+		// Ended, the job's place is free already (getJob said so). Timed out or cancelled, it may
+		// still render, but nothing here will see it end: a create that needs its place looks it up
+		// once, rather than waiting out its whole hold (a retried run would otherwise wait ~70 s).
+		runtime.limiter.notWatchingJob(jobId);
+	}
+}
 
+interface PollPlan {
+	createdAt: number;
+	timeoutMs: number;
+	deadline: number;
+	givenMs: number;
+	expectedMs: number;
+}
+
+async function pollUntilEnded(runtime: ApiRuntime, jobId: string, options: WaitForJobOptions, plan: PollPlan): Promise<JobRecord> {
+	const { clock, random } = runtime;
+	const { createdAt, timeoutMs, deadline, givenMs, expectedMs } = plan;
+	let progress: number | undefined;
 	for (let attempt = 0; ; attempt++) {
 		const now = clock.now();
 		const delay = nextPollDelayMs({ attempt, expectedMs, elapsedMs: now - createdAt, progress, random });

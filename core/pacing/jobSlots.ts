@@ -13,14 +13,18 @@ export interface JobSlot {
 	/**
 	 * The create succeeded: the place belongs to this job until it is seen ended, or at the latest
 	 * until `holdUntilMs` (see slotHoldMs); `expectedDoneAtMs` tells waiting callers when to hope.
+	 * A job that already holds a place here (an idempotent replay of its create) keeps that one, and
+	 * this reservation is given back.
 	 */
-	bind(jobId: string, expectedDoneAtMs: number, holdUntilMs: number, watched: boolean): void;
+	bind(jobId: string, expectedDoneAtMs: number, holdUntilMs: number, watched: boolean, idempotencyKey?: string): void;
 	/** The create failed or the job ended: give the place back. */
 	release(): void;
 }
 
 interface ActiveJob {
 	jobId?: string;
+	/** The key the job was created with: a replay of that create needs no second place. */
+	idempotencyKey?: string;
 	expectedDoneAtMs: number;
 	/** When the place frees itself if nobody reports the job's end. */
 	expiresAtMs: number;
@@ -41,7 +45,15 @@ export interface SlotTurnOptions {
 	 * longest render time): Don't Wait jobs of an earlier run would otherwise hold up this one.
 	 */
 	lookUp?: (jobId: string) => Promise<unknown>;
+	/**
+	 * The create's idempotency key: when a job made with it still holds a place here, the create
+	 * is a replay (a retried run asking for its job again) and takes no second place, nor waits.
+	 */
+	idempotencyKey?: string;
 }
+
+/** The place of a job that already has one: binding or releasing it changes nothing. */
+const PLACE_HELD: JobSlot = { bind: () => undefined, release: () => undefined };
 
 /** The plan's jobs-at-once for one key: creates wait here, in order, for a free place. */
 export class JobSlots {
@@ -67,6 +79,8 @@ export class JobSlots {
 	}
 
 	acquire(options: SlotTurnOptions = {}): Promise<JobSlot> {
+		const key = options.idempotencyKey;
+		if (key !== undefined && [...this.active].some((job) => job.idempotencyKey === key)) return Promise.resolve(PLACE_HELD);
 		const turn = this.queue.then(() => this.waitForPlace(options));
 		this.queue = turn.catch(() => undefined);
 		return turn;
@@ -77,6 +91,20 @@ export class JobSlots {
 		for (const job of this.active) {
 			if (job.jobId === jobId) job.watched = true;
 		}
+	}
+
+	/**
+	 * Nothing here watches the job any more (its poll timed out or was cancelled) though it may
+	 * still render: the next create kept waiting by it looks it up once instead of waiting out its hold.
+	 */
+	notWatching(jobId: string): void {
+		const now = this.clock.now();
+		for (const job of this.active) {
+			if (job.jobId !== jobId) continue;
+			job.watched = false;
+			job.expectedDoneAtMs = Math.min(job.expectedDoneAtMs, now);
+		}
+		this.wakeWaiter?.();
 	}
 
 	/** A job was seen finished (lookup or confirmed callback): its place is free again. */
@@ -164,8 +192,14 @@ export class JobSlots {
 		const entry: ActiveJob = { expectedDoneAtMs: now + HOUR_MS, expiresAtMs: now + HOUR_MS, watched: true, expectedMs: HOUR_MS };
 		this.active.add(entry);
 		return {
-			bind: (jobId, expectedDoneAtMs, holdUntilMs, watched) => {
+			bind: (jobId, expectedDoneAtMs, holdUntilMs, watched, idempotencyKey) => {
+				if ([...this.active].some((job) => job !== entry && job.jobId === jobId)) {
+					this.active.delete(entry);
+					this.wakeWaiter?.();
+					return;
+				}
 				entry.jobId = jobId;
+				entry.idempotencyKey = idempotencyKey;
 				entry.expectedDoneAtMs = expectedDoneAtMs;
 				entry.expectedMs = Math.max(0, expectedDoneAtMs - this.clock.now());
 				entry.expiresAtMs = holdUntilMs;

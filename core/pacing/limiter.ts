@@ -57,6 +57,11 @@ export class RateLimiter {
 		this.slots.watching(jobId);
 	}
 
+	/** Nothing in this process watches the job any more (see JobSlots.notWatching). */
+	notWatchingJob(jobId: string): void {
+		this.slots.notWatching(jobId);
+	}
+
 	/** A job was seen finished (lookup or confirmed callback): its place is free again. */
 	jobEnded(jobId: string): void {
 		this.slots.jobEnded(jobId);

@@ -53,3 +53,28 @@ it.each([
 		await n8n.stop();
 	}
 }, 60_000);
+
+it('http://127.0.0.1 against a service that calls back only over https: the refused creates make nothing, the node polls, and the next run polls at once', async () => {
+	const n8n = await N8nTestInstance.start({ omniVideoApi: { apiKey: sandbox.keys.premium, baseUrl: sandbox.url, ...spedUpPlan(PLANS.premium, SPEED) } });
+	try {
+		for (const run of [1, 2]) {
+			const journalBefore = sandbox.journal.length;
+			const jobsBefore = sandbox.jobs.all.size;
+			const execution = await n8n.execute(workflowOf([generate], {}), 'Generate', itemsOf({ prompt: `Loopback ${run}a` }, { prompt: `Loopback ${run}b` }));
+			expect(execution.status).not.toBe('waiting');
+			const finished = await execution.finished;
+			expect(finished.status).toBe('success');
+			const items = outputOf(finished, 'Generate');
+			for (const item of items) {
+				expect(item.json).toMatchObject({ status: 'done', waitedBy: 'polling', videoUrl: expect.any(String) });
+				expect(String(item.json.callbackSkipped)).toMatch(/refused the resume URL http:\/\/127\.0\.0\.1:\d+ as a callback URL/);
+			}
+			expect(sandbox.jobs.all.size - jobsBefore).toBe(2);
+			const refused = sandbox.journal.slice(journalBefore).filter((entry) => entry.status === 400);
+			// The first run learns from the service's answer (one refused create per item); the second does not ask.
+			expect(refused).toHaveLength(run === 1 ? 2 : 0);
+		}
+	} finally {
+		await n8n.stop();
+	}
+}, 60_000);

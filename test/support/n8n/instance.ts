@@ -123,6 +123,33 @@ export class N8nTestInstance {
 		return execution;
 	}
 
+	/**
+	 * The executions list's Retry, as n8n's ExecutionService.retry does it: a new execution in
+	 * mode 'retry' from the failed one's stored data (its custom data included), the failed node's
+	 * last run dropped so that it runs again from its stored input. With `savedWorkflow` ("Retry
+	 * with currently saved workflow"), the saved workflow runs, its nodes taking the stack's places.
+	 */
+	async retry(executionId: string, savedWorkflow?: IWorkflowBase): Promise<Execution> {
+		const failed = this.executions.get(executionId);
+		if (!failed?.run || failed.status !== 'error') throw new Error(`Execution ${executionId} has not failed, so it cannot be retried`);
+		const data = structuredClone(failed.run.data);
+		delete data.resultData.error;
+		const last = data.resultData.lastNodeExecuted;
+		const lastRuns = last === undefined ? undefined : data.resultData.runData[last];
+		if (lastRuns?.length && lastRuns[lastRuns.length - 1].error !== undefined) lastRuns.pop();
+		if (savedWorkflow) {
+			const workflow = makeWorkflow(this.engine.pkg, savedWorkflow);
+			for (const stack of data.executionData!.nodeExecutionStack) {
+				const node = workflow.getNode(stack.node.name);
+				if (!node) throw new Error(`Could not find the node "${stack.node.name}" in workflow`);
+				stack.node = node;
+			}
+		}
+		const execution = this.newExecution(savedWorkflow ?? failed.workflow, 'retry');
+		await this.run(execution, data);
+		return execution;
+	}
+
 	/** Executions started by this workflow's trigger. */
 	executionsOf(workflow: IWorkflowBase): Execution[] {
 		return [...this.executions.values()].filter((execution) => execution.workflow === workflow);

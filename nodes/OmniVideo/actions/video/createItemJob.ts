@@ -1,6 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import {
-	derivedIdempotencyKey,
 	validateGenerateInput,
 	type GeneratedJob,
 	type GenerateVideoInput,
@@ -8,6 +7,7 @@ import {
 } from '../../../../core';
 import { isLocalSandbox, isToolExecution, omniVideoClient } from '../../../shared/n8nHost';
 import { uploadFromBinary } from '../image/upload.operation';
+import { itemJobKey } from './jobKey';
 
 /** One item's job as created, with what the output item needs. */
 export interface CreatedItemJob {
@@ -41,10 +41,12 @@ export async function createItemJob(
 		);
 		input.imageUrl = (await uploadFromBinary.call(this, client, itemIndex, this.getNodeParameter('binaryPropertyName', itemIndex) as string)).fileUrl;
 	}
-	// Same run, same item, same input → same key: n8n's "Retry On Fail" gets the original job back.
-	const idempotencyKey = derivedIdempotencyKey(this.getExecutionId(), this.getNode().id, itemIndex, JSON.stringify(input));
+	// Same run (or a retry of it), same item, same input → same key: the job made before comes back.
+	const reuseHours = Number(options.reuseHours) || 0;
+	const idempotencyKey = itemJobKey(this, itemIndex, input, { reuseHours, resumeUrlAsCallback: overrides.callbackUrl !== undefined });
 	const created = await client.generateVideo(input, {
 		idempotencyKey,
+		reuse: { retryFailed: options.retryFailedJobs === true, maxAgeMs: reuseHours > 0 ? reuseHours * 3_600_000 : undefined },
 		signal: this.getExecutionCancelSignal(),
 		allowInsecureLoopbackCallback: isLocalSandbox(baseUrl),
 		expectedMs: (Number(options.expectedRenderSeconds) || 0) * 1000,
@@ -52,6 +54,9 @@ export async function createItemJob(
 		// until then; a job left to a callback may end unseen (n8n refuses callbacks until parked).
 		watched: overrides.watched ?? (this.getNodeParameter('waitMode', 0) === 'poll' || isToolExecution(this)),
 	});
-	const extra = { mode: created.mode, idempotencyKey: created.idempotencyKey, submittedAt: new Date().toISOString() };
+	const extra: IDataObject = { mode: created.mode, idempotencyKey: created.idempotencyKey, submittedAt: new Date().toISOString() };
+	// Said only when it happens: this item's job was made by an earlier run (and paid for then).
+	if (created.replayed) extra.reused = true;
+	if (created.replacedJobIds.length > 0) extra.madeAgainAfter = created.replacedJobIds;
 	return { created, client, extra };
 }

@@ -1,11 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { isLocalSandbox, isToolExecution, omniVideoClient } from '../../../shared/n8nHost';
+import { isToolExecution } from '../../../shared/n8nHost';
 import { jobItem, jobJson, videoField, videoFieldProperty } from '../../../shared/jobOutput';
 import { forEachItem } from '../../../shared/forEachItem';
 import { createItemJob } from './createItemJob';
 import { parkForCallbacks } from './waitForCallback';
-import { callbackUrlProblem, DEFAULT_DURATION_SECONDS, DEFAULT_RESOLUTION, GENERATE_LIMITS } from '../../../../core';
+import { DEFAULT_DURATION_SECONDS, DEFAULT_RESOLUTION, GENERATE_LIMITS, isTerminal, jobFailedError } from '../../../../core';
+import { callbackFallback, type CallbackFallback } from './callbackFallback';
 
 const { maxPromptCharacters, resolutions, minDurationSeconds, maxDurationSeconds } = GENERATE_LIMITS;
 
@@ -163,6 +164,22 @@ const properties: INodeProperties[] = [
 				typeOptions: { minValue: 0 },
 				description: 'How long your jobs usually take. 0 estimates it from resolution and duration (30–90 s). The node first checks the job then, and counts an unchecked job against your plan\'s jobs-at-once until a little after.',
 			},
+			{
+				displayName: 'Retry Failed Jobs',
+				name: 'retryFailedJobs',
+				type: 'boolean',
+				default: false,
+				description: 'Whether a retried run makes a job again when the job it made before failed. Off, that item fails again with the same job (the same prompt usually fails the same way) and no new charge.',
+			},
+			{
+				displayName: 'Reuse a Job Made From the Same Input (Hours)',
+				name: 'reuseHours',
+				type: 'number',
+				default: 0,
+				typeOptions: { minValue: 0, maxValue: 24 },
+				description: 'Above 0, any run of this node (a new execution too) whose item has the same input as one made within this many hours gets that job back instead of paying for a new one: for runs n8n does not mark as retries, such as a workflow started again after n8n restarted mid-run. 0: a new execution makes new videos; n8n\'s own retries always get the jobs already made.',
+				hint: 'At most 24: Omni Video remembers a request for 24 hours',
+			},
 		],
 	},
 ];
@@ -176,31 +193,30 @@ export const description = updateDisplayOptions({ show: { resource: ['video'], o
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	if (this.getNodeParameter('waitMode', 0) === 'callback' && !isToolExecution(this)) {
-		// Checked before anything is created: a resume URL the service cannot call would leave
-		// the execution waiting until its limit, and every job's video unseen.
-		const callbackSkipped = await resumeUrlProblem(this);
-		if (!callbackSkipped) return await parkForCallbacks.call(this);
+		let fallback = await callbackFallback(this);
+		if (!fallback) {
+			const parked = await parkForCallbacks.call(this);
+			if (Array.isArray(parked)) return parked;
+			fallback = parked;
+		}
+		const polling = fallback;
 		return await forEachItem(this, async function (itemIndex) {
-			return await generateItem.call(this, itemIndex, { callbackSkipped });
+			return await generateItem.call(this, itemIndex, polling);
 		});
 	}
 	return await forEachItem(this, generateItem);
-}
-
-/** Why the service could not call this execution's resume URL back; undefined when it can. */
-async function resumeUrlProblem(context: IExecuteFunctions): Promise<string | undefined> {
-	const { baseUrl } = await omniVideoClient(context);
-	const resumeUrl = context.evaluateExpression('{{ $execution.resumeUrl }}', 0);
-	return callbackUrlProblem(resumeUrl, { allowInsecureLoopbackCallback: isLocalSandbox(baseUrl) });
 }
 
 /**
  * Generate Video for one item in Don't Wait or Poll mode, or in Wait for Callback's place when
  * n8n cannot be called back (`callbackSkipped` says why; the item says it waited by polling).
  */
-async function generateItem(this: IExecuteFunctions, itemIndex: number, fallback: { callbackSkipped?: string } = {}): Promise<INodeExecutionData[]> {
-	const polling = fallback.callbackSkipped !== undefined;
-	const { created, client, extra: createdExtra } = await createItemJob.call(this, itemIndex, { watched: polling ? true : undefined });
+async function generateItem(this: IExecuteFunctions, itemIndex: number, fallback?: CallbackFallback): Promise<INodeExecutionData[]> {
+	const polling = fallback !== undefined;
+	const { created, client, extra: createdExtra } = await createItemJob.call(this, itemIndex, {
+		watched: polling ? true : undefined,
+		callbackUrl: fallback?.callbackUrl,
+	});
 	const extra = polling ? { ...createdExtra, waitedBy: 'polling', callbackSkipped: fallback.callbackSkipped } : createdExtra;
 	if (this.getNodeParameter('waitMode', 0) === 'dontWait') {
 		return [{ json: jobJson(created.job, extra), pairedItem: { item: itemIndex } }];
@@ -208,10 +224,14 @@ async function generateItem(this: IExecuteFunctions, itemIndex: number, fallback
 	const timeoutMinutes = polling
 		? (this.getNodeParameter('callbackTimeoutMinutes', itemIndex, 60) as number)
 		: (this.getNodeParameter('timeoutMinutes', itemIndex, 10) as number);
-	const job = await client.waitForJob(created.job.id, {
-		expectedMs: created.expectedMs,
-		timeoutMs: timeoutMinutes * 60_000,
-		signal: this.getExecutionCancelSignal(),
-	});
+	// A job made by an earlier run (a retry) may have ended already: nothing to wait for.
+	if (created.job.status === 'failed') throw jobFailedError(created.job);
+	const job = isTerminal(created.job)
+		? created.job
+		: await client.waitForJob(created.job.id, {
+				expectedMs: created.expectedMs,
+				timeoutMs: timeoutMinutes * 60_000,
+				signal: this.getExecutionCancelSignal(),
+			});
 	return [await jobItem(this, job, { field: videoField(this, itemIndex), itemIndex, extra })];
 }

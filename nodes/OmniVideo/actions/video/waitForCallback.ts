@@ -12,15 +12,17 @@ import { errorJson, toNodeError } from '../../../shared/nodeErrors';
 import { jobItem, jobJson, videoField } from '../../../shared/jobOutput';
 import { callbackRequestOf, respond, respondRefused } from '../../../shared/webhookRequest';
 import { createItemJob } from './createItemJob';
+import { isRefusedCallbackUrl, refusedCallbackFallback, type CallbackFallback } from './callbackFallback';
 import { MAX_CALLBACK_ITEMS, decodeCallbackBatch, encodeCallbackBatch, type CallbackBatch } from './callbackBatch';
 
 /**
  * Wait for Callback, first half: create every item's job with this execution's resume URL as
  * `callbackUrl`, remember the jobs, and park the execution. n8n stores a waiting execution only
  * once execute() has returned, so a callback that comes sooner is refused and the service's
- * retry brings it again.
+ * retry brings it again. When the service refuses the resume URL itself, nothing is parked: the
+ * fallback returned says why, and the caller polls.
  */
-export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeExecutionData[][] | CallbackFallback> {
 	const items = this.getInputData();
 	if (items.length > MAX_CALLBACK_ITEMS) {
 		throw new NodeOperationError(
@@ -40,6 +42,10 @@ export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeEx
 		}),
 	);
 	const jobIds = created.flatMap((result) => (result.ok ? [result.created.job.id] : []));
+	// Refused for the callback URL alone (nothing made, nothing charged): the node polls instead.
+	if (jobIds.length === 0 && created.every((result) => !result.ok && isRefusedCallbackUrl(result.error))) {
+		return refusedCallbackFallback((await omniVideoClient(this)).baseUrl, resumeUrl);
+	}
 	const firstFailure = created.find((result) => !result.ok);
 	if (firstFailure && !firstFailure.ok && (!this.continueOnFail() || jobIds.length === 0)) {
 		const error = toNodeError(this.getNode(), firstFailure.error, firstFailure.itemIndex);

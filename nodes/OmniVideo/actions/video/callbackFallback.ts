@@ -1,0 +1,59 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { callbackUrlProblem, isOmniVideoError } from '../../../../core';
+import { isLocalSandbox, omniVideoClient } from '../../../shared/n8nHost';
+import { isRetryRun, runOrigin } from './jobKey';
+
+/** Why Wait for Callback polls instead of parking, and the callback URL its creates send then. */
+export interface CallbackFallback {
+	callbackSkipped: string;
+	callbackUrl?: string;
+}
+
+/**
+ * Resume URL origins a service refused as callback URLs, per base URL: the next executions in
+ * this process poll at once instead of asking again (the local sandbox may or may not take plain
+ * http on loopback, depending on how it was started, and only its answer tells).
+ */
+const refusedOrigins = new Set<string>();
+
+function refusedKey(baseUrl: string, resumeUrl: string): string {
+	return `${baseUrl}\u0000${new URL(resumeUrl).origin}`;
+}
+
+/**
+ * Checked before anything is created. A resume URL the service cannot call would leave the
+ * execution waiting until its limit, every video unseen: the node polls instead, and creates with
+ * no callback. A retry of an execution that parked polls too: its jobs were made with that
+ * execution's resume URL, which the creates send again so that the service recognises them.
+ */
+export async function callbackFallback(context: IExecuteFunctions): Promise<CallbackFallback | undefined> {
+	const { baseUrl } = await omniVideoClient(context);
+	const resumeUrl = String(context.evaluateExpression('{{ $execution.resumeUrl }}', 0));
+	const problem = callbackUrlProblem(resumeUrl, { allowInsecureLoopbackCallback: isLocalSandbox(baseUrl) });
+	if (problem) return { callbackSkipped: problem };
+	if (refusedOrigins.has(refusedKey(baseUrl, resumeUrl))) return { callbackSkipped: refusedReason(resumeUrl) };
+	if (!isRetryRun(context)) return undefined;
+	const origin = runOrigin(context);
+	return {
+		callbackSkipped: `this run retries execution ${origin}, whose jobs call that execution back`,
+		callbackUrl: resumeUrl.replace(/[^/]+$/, origin),
+	};
+}
+
+function refusedReason(resumeUrl: string): string {
+	return `Omni Video refused the resume URL ${new URL(resumeUrl).origin} as a callback URL (it calls back only over https://)`;
+}
+
+/**
+ * The service refused every create of a park for its callback URL (nothing made, nothing
+ * charged): noted for the next executions, and the node polls instead.
+ */
+export function refusedCallbackFallback(baseUrl: string, resumeUrl: string): CallbackFallback {
+	refusedOrigins.add(refusedKey(baseUrl, resumeUrl));
+	return { callbackSkipped: refusedReason(resumeUrl) };
+}
+
+/** The service's answer to a create whose callback URL it will not call. */
+export function isRefusedCallbackUrl(error: unknown): boolean {
+	return isOmniVideoError(error) && error.code === 'invalid_callback_url';
+}
