@@ -40,6 +40,12 @@ export interface ApiCall {
 	deadlineAtMs?: number;
 	/** `urgent` goes ahead of bulk work on the key (confirming a callback). */
 	priority?: RequestPriority;
+	/**
+	 * A create that waits for its place among the plan's jobs itself: a 429 concurrency_limited
+	 * (once the limiter has learned from it) is returned rather than retried here, so that the
+	 * create queues for a place again instead of retrying past the others waiting for one.
+	 */
+	returnConcurrencyRefusal?: boolean;
 }
 
 /** Everything a call needs: the host's transport and time, and the key's shared limiter. */
@@ -87,6 +93,7 @@ export async function callApi(runtime: ApiRuntime, call: ApiCall): Promise<HttpR
 			limiter.observeHeaders(sent.value.headers);
 			if (sent.value.status >= 200 && sent.value.status < 300) return sent.value;
 			next = afterResponse(runtime, call, sent.value, attempt);
+			if (call.returnConcurrencyRefusal && isConcurrencyRefusal(sent.value)) return sent.value;
 		} else {
 			next = afterNoResponse(runtime, call, sent.error, attempt);
 		}
@@ -112,6 +119,11 @@ function errorContext(runtime: ApiRuntime, call: ApiCall) {
 	};
 }
 
+/** The service's answer to a create over the plan's jobs at once. */
+export function isConcurrencyRefusal(response: HttpResponse): boolean {
+	return response.status === 429 && parseErrorBody(response.body).code === 'concurrency_limited';
+}
+
 function backoffMs(runtime: ApiRuntime, attempt: number): number {
 	return BACKOFF_BASE_MS * 2 ** attempt * (0.5 + runtime.random());
 }
@@ -125,7 +137,7 @@ function afterResponse(runtime: ApiRuntime, call: ApiCall, response: HttpRespons
 			parseRetryAfter(response.headers['retry-after'], runtime.clock.now()) ?? DEFAULT_RATE_LIMIT_WAIT_MS,
 		);
 		// Too many jobs at once holds back new jobs only; lookups and uploads go on.
-		if (parseErrorBody(response.body).code === 'concurrency_limited') runtime.limiter.pauseCreates(waitMs);
+		if (isConcurrencyRefusal(response)) runtime.limiter.concurrencyRefused(waitMs);
 		else runtime.limiter.pause(waitMs);
 		return { retryAfterMs: waitMs };
 	}

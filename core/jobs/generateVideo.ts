@@ -1,5 +1,5 @@
 import type { ApiRuntime } from '../http/apiRequest';
-import { callApi } from '../http/apiRequest';
+import { callApi, DEFAULT_RETRY_BUDGET_MS, isConcurrencyRefusal } from '../http/apiRequest';
 import type { AbortSignalLike } from '../http/transport';
 import type { GenerateVideoInput, GenerateVideoRequest, GenerationMode, JobRecord } from '../types';
 import { generationMode, validateGenerateInput } from '../input/validateGenerate';
@@ -97,40 +97,47 @@ async function createOnce(
 	const estimateMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;
 	const expectedMs = options.expectedMs !== undefined && options.expectedMs > 0 ? options.expectedMs : estimateMs;
 	const watched = options.watched ?? false;
-	const slot = await runtime.limiter.acquireJobSlot({
-		idempotencyKey,
-		signal: options.signal,
-		deadlineAtMs: options.deadlineAtMs,
-		lookUp: (jobId) => getJob(runtime, jobId, { signal: options.signal, deadlineAtMs: options.deadlineAtMs }),
-	});
-	let created = false;
-	try {
-		const response = await callApi(runtime, {
-			operation: 'generate',
-			method: 'POST',
-			path: '/api/v1/generate',
-			body: request,
+	// Refused for concurrency (others on the account hold the places: see JobSlots.concurrencyRefused),
+	// the create queues for a place again, for as long as a call may retry.
+	const queueUntilMs = runtime.clock.now() + DEFAULT_RETRY_BUDGET_MS;
+	for (;;) {
+		const slot = await runtime.limiter.acquireJobSlot({
 			idempotencyKey,
 			signal: options.signal,
 			deadlineAtMs: options.deadlineAtMs,
+			lookUp: (jobId) => getJob(runtime, jobId, { signal: options.signal, deadlineAtMs: options.deadlineAtMs }),
 		});
-		const job = readCreatedJob(response.body, idempotencyKey);
-		if (job.status !== 'done' && job.status !== 'failed') {
-			const now = runtime.clock.now();
-			slot.bind(job.id, now + expectedMs, now + slotHoldMs(expectedMs, estimateMs, watched), watched, idempotencyKey);
-			created = true;
+		let created = false;
+		try {
+			const response = await callApi(runtime, {
+				operation: 'generate',
+				method: 'POST',
+				path: '/api/v1/generate',
+				body: request,
+				idempotencyKey,
+				signal: options.signal,
+				deadlineAtMs: options.deadlineAtMs,
+				returnConcurrencyRefusal: runtime.clock.now() < queueUntilMs,
+			});
+			if (isConcurrencyRefusal(response)) continue;
+			const job = readCreatedJob(response.body, idempotencyKey);
+			if (job.status !== 'done' && job.status !== 'failed') {
+				const now = runtime.clock.now();
+				slot.bind(job.id, now + expectedMs, now + slotHoldMs(expectedMs, estimateMs, watched), watched, idempotencyKey);
+				created = true;
+			}
+			return {
+				job,
+				request,
+				mode: generationMode(request),
+				idempotencyKey,
+				replayed: response.headers['idempotent-replayed'] === 'true',
+				expectedMs,
+			};
+		} finally {
+			// A failed or refused create, or a job already finished, holds no place among the running jobs.
+			if (!created) slot.release();
 		}
-		return {
-			job,
-			request,
-			mode: generationMode(request),
-			idempotencyKey,
-			replayed: response.headers['idempotent-replayed'] === 'true',
-			expectedMs,
-		};
-	} finally {
-		// A failed create, or a job already finished, holds no place among the running jobs.
-		if (!created) slot.release();
 	}
 }
 

@@ -7,6 +7,8 @@ const HOUR_MS = 3_600_000;
 const SLOT_RECHECK_MS = 1_000;
 /** The least time between two lookups of one overdue job that nobody here watches. */
 const OVERDUE_LOOK_MIN_MS = 10_000;
+/** A job's render time when nothing better is known: the middle of the documented 30–90 s. */
+const TYPICAL_JOB_MS = 60_000;
 
 /** A reserved place among the plan's concurrent jobs. */
 export interface JobSlot {
@@ -58,6 +60,11 @@ const PLACE_HELD: JobSlot = { bind: () => undefined, release: () => undefined };
 /** The plan's jobs-at-once for one key: creates wait here, in order, for a free place. */
 export class JobSlots {
 	private readonly active = new Set<ActiveJob>();
+	/**
+	 * When each place others hold on the account should free (learned from a concurrency 429):
+	 * other processes on the key, other apps on the account. Only the service sees their jobs.
+	 */
+	private othersFreeAtMs: number[] = [];
 	private blockedUntilMs = 0;
 	private queue: Promise<unknown> = Promise.resolve();
 	/** Wakes the caller waiting for a place as soon as a job ends, instead of at its next look. */
@@ -115,9 +122,28 @@ export class JobSlots {
 		this.wakeWaiter?.();
 	}
 
-	/** The service refused a create for concurrency: no new job starts before then. */
+	/** No new job starts before then. */
 	pause(ms: number): void {
 		this.blockedUntilMs = Math.max(this.blockedUntilMs, this.clock.now() + ms);
+	}
+
+	/**
+	 * The service refused a create for concurrency, the first of the account's jobs ending in
+	 * `retryAfterMs`: all of the plan's places are taken, so others hold every one this process
+	 * does not. Those free one at a time: the first then, the next ones spaced as jobs of this
+	 * size end when the plan runs full (their render time over the places). Without this, each
+	 * process believes every free-looking place is its own, and every one of them sends creates
+	 * the service refuses (n8n queue mode: 2 workers, 3 executions on one key paid ~1 refused
+	 * create a job).
+	 */
+	concurrencyRefused(retryAfterMs: number): void {
+		const now = this.clock.now();
+		this.pause(retryAfterMs);
+		const own = [...this.active].filter((job) => job.jobId !== undefined);
+		const others = Math.max(0, this.limit - own.length);
+		const renderMs = own.length > 0 ? own.reduce((sum, job) => sum + job.expectedMs, 0) / own.length : TYPICAL_JOB_MS;
+		const spacingMs = renderMs / this.limit;
+		this.othersFreeAtMs = Array.from({ length: others }, (_, index) => now + retryAfterMs + index * spacingMs);
 	}
 
 	private async waitForPlace(options: SlotTurnOptions): Promise<JobSlot> {
@@ -156,17 +182,19 @@ export class JobSlots {
 	/** When a place is expected to be free: now, or when the first running job should end. */
 	private freeAt(now: number): number {
 		let at = Math.max(now, this.blockedUntilMs);
-		if (this.active.size < this.limit) return at;
+		if (this.active.size + this.othersFreeAtMs.length < this.limit) return at;
 		let firstEnd = Infinity;
 		for (const job of this.active) firstEnd = Math.min(firstEnd, Math.max(job.expectedDoneAtMs, now + 1));
+		for (const freeAtMs of this.othersFreeAtMs) firstEnd = Math.min(firstEnd, freeAtMs);
 		at = Math.max(at, firstEnd);
 		return at;
 	}
 
-	/** When a place frees by itself: a pause ends or a job's hold runs out. */
+	/** When a place frees by itself: a pause ends, a job's hold runs out or another's place frees. */
 	private nextLapseAt(now: number): number {
 		let at = this.blockedUntilMs > now ? this.blockedUntilMs : Infinity;
 		for (const job of this.active) at = Math.min(at, job.expiresAtMs);
+		for (const freeAtMs of this.othersFreeAtMs) at = Math.min(at, freeAtMs);
 		return at;
 	}
 
@@ -184,6 +212,7 @@ export class JobSlots {
 		for (const job of this.active) {
 			if (job.expiresAtMs <= now) this.active.delete(job);
 		}
+		this.othersFreeAtMs = this.othersFreeAtMs.filter((freeAtMs) => freeAtMs > now);
 	}
 
 	private reserve(now: number): JobSlot {

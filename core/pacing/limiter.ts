@@ -72,9 +72,9 @@ export class RateLimiter {
 		this.windows.pause(ms);
 	}
 
-	/** The service refused a create for concurrency: only new jobs wait, lookups go on. */
-	pauseCreates(ms: number): void {
-		this.slots.pause(ms);
+	/** The service refused a create for concurrency: only new jobs wait, lookups go on (see JobSlots.concurrencyRefused). */
+	concurrencyRefused(retryAfterMs: number): void {
+		this.slots.concurrencyRefused(retryAfterMs);
 	}
 
 	/**

@@ -210,6 +210,25 @@ export class N8nServer {
 		return created.id;
 	}
 
+	/** A stored workflow, as the public API gives it. */
+	async workflow(workflowId: string): Promise<StoredWorkflow> {
+		return this.api<StoredWorkflow>('GET', `/workflows/${workflowId}`);
+	}
+
+	/** Saves a changed workflow (its nodes keep their ids, as the editor keeps them). */
+	async updateWorkflow(workflowId: string, workflow: StoredWorkflow): Promise<void> {
+		const { name, nodes, connections, settings } = workflow;
+		await this.api('PUT', `/workflows/${workflowId}`, { name, nodes, connections, settings: settings ?? { executionOrder: 'v1' } });
+	}
+
+	/**
+	 * The executions list's Retry: `loadWorkflow` false retries with the failed execution's own
+	 * workflow, true with the currently saved one. n8n answers when the retry has finished.
+	 */
+	async retry(executionId: string, loadWorkflow: boolean): Promise<{ id: string; status: string }> {
+		return this.rest<{ id: string; status: string }>('POST', `/executions/${executionId}/retry`, { loadWorkflow });
+	}
+
 	async activate(workflowId: string): Promise<void> {
 		await this.api('POST', `/workflows/${workflowId}/activate`);
 	}
@@ -236,6 +255,13 @@ export class N8nServer {
 		if (!response.ok) throw new Error(`binary ${binary.id}: ${response.status}`);
 		return Buffer.from(await response.arrayBuffer());
 	}
+}
+
+export interface StoredWorkflow {
+	name: string;
+	nodes: Array<{ id: string; name: string; parameters: Record<string, unknown> }>;
+	connections: unknown;
+	settings?: unknown;
 }
 
 export interface Execution {

@@ -269,6 +269,61 @@ export const SCENARIOS: Scenario[] = [
 		},
 	},
 	{
+		name: 'retry-returns-the-jobs-already-made',
+		async run(context) {
+			// Four rows, the third refused by the content policy once rendered: the execution fails
+			// after four jobs were made (and charged).
+			const marker = ' [sandbox:job-fails-content-policy]';
+			const rows = [1, 2, 3, 4].map((row) => ({ prompt: `Retried row ${row}${row === 3 ? marker : ''}` }));
+			const generate = omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'poll', options: FAST }, context.credentials.signed);
+			const jobsBefore = context.sandbox.jobs.all.size;
+			const made = () => context.sandbox.jobs.all.size - jobsBefore;
+			const { execution, workflowId } = await runRows(context, 'retry', [generate], rows);
+			check(execution.status === 'error' && made() === 4, `first run: ${execution.status}, ${made()} jobs`);
+
+			// Retry with the original workflow: row 3's job failed and fails the node again, no job is made.
+			const original = await context.n8n.retry(execution.id, false);
+			check(original.status === 'error' && made() === 4, `Retry (original workflow): ${original.status}, ${made()} jobs made in all`);
+
+			// The user fixes the prompt in the saved workflow and retries with it: one new job (row 3).
+			const saved = await context.n8n.workflow(workflowId);
+			const node = saved.nodes.find((candidate) => candidate.name === 'Generate Video');
+			check(node, 'no Generate Video node in the saved workflow');
+			node.parameters.prompt = `={{ $json.prompt.replace('${marker}', '') }}`;
+			await context.n8n.updateWorkflow(workflowId, saved);
+			const fixed = await context.n8n.retry(original.id, true);
+			const run = await context.n8n.execution(fixed.id);
+			const items = outputOf(run, 'Generate Video');
+			check(run.status === 'success' && made() === 5, `Retry (saved workflow): ${run.status}, ${made()} jobs made in all`);
+			const reused = items.map((item) => item.json.reused === true);
+			check(reused.join() === 'true,true,false,true', `reused per row: ${reused.join()}`);
+			return `4 rows: the failed run made 4 jobs; Retry (original): 0 new jobs; Retry (saved, prompt fixed): 1 new job (row 3), rows 1, 2, 4 reused`;
+		},
+	},
+	{
+		name: 'retry-after-poll-timeout-waits-for-the-same-jobs',
+		async run(context) {
+			// 1080P 10 s renders for about 7 s here; the poll gives up after 0.3 s.
+			const generate = omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '1080P', duration: 10, waitMode: 'poll', timeoutMinutes: 0.005, options: FAST }, context.credentials.signed);
+			const jobsBefore = context.sandbox.jobs.all.size;
+			const made = () => context.sandbox.jobs.all.size - jobsBefore;
+			const { execution, workflowId } = await runRows(context, 'retry-timeout', [generate], [{ prompt: 'Long take one' }, { prompt: 'Long take two' }]);
+			check(execution.status === 'error' && /still .* after/.test(String(errorOf(execution, 'Generate Video')?.message)), `first run: ${execution.status} ${errorOf(execution, 'Generate Video')?.message}`);
+			check(made() === 2, `first run made ${made()} jobs`);
+			const saved = await context.n8n.workflow(workflowId);
+			const node = saved.nodes.find((candidate) => candidate.name === 'Generate Video');
+			check(node, 'no Generate Video node in the saved workflow');
+			node.parameters.timeoutMinutes = 10;
+			await context.n8n.updateWorkflow(workflowId, saved);
+			const started = Date.now();
+			const retried = await context.n8n.retry(execution.id, true);
+			const run = await context.n8n.execution(retried.id);
+			const statuses = outputOf(run, 'Generate Video').map((item) => String(item.json.status));
+			check(run.status === 'success' && statuses.join() === 'done,done' && made() === 2, `retry: ${run.status} ${statuses.join()}, ${made()} jobs made in all`);
+			return `Poll timed out with 2 jobs rendering; Retry (saved, longer timeout) waited for the same 2 jobs, 0 new; ${seconds(Date.now() - started)}`;
+		},
+	},
+	{
 		name: 'failed-job',
 		async run(context) {
 			const { execution, requests } = await runRows(
