@@ -139,10 +139,11 @@ export class JobSlots {
 	concurrencyRefused(retryAfterMs: number): void {
 		const now = this.clock.now();
 		this.pause(retryAfterMs);
+		// Ours: the jobs made and the creates in flight, but not the refused create (still reserved).
 		const own = [...this.active].filter((job) => job.jobId !== undefined);
-		const others = Math.max(0, this.limit - own.length);
+		const others = Math.max(0, this.limit - (this.active.size - 1));
 		const renderMs = own.length > 0 ? own.reduce((sum, job) => sum + job.expectedMs, 0) / own.length : TYPICAL_JOB_MS;
-		const spacingMs = renderMs / this.limit;
+		const spacingMs = (2 * renderMs) / this.limit;
 		this.othersFreeAtMs = Array.from({ length: others }, (_, index) => now + retryAfterMs + index * spacingMs);
 	}
 

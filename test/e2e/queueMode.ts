@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDir } from './cache';
-import { apiRequestsSince, check, createActiveWorkflow, describeRequests, errorOf, executionWith, outputOf, postRows, seconds, type Context } from './context';
+import { apiRequestsSince, check, createActiveWorkflow, describeRequests, errorOf, executionWith, executionsOf, outputOf, postRows, seconds, type Context } from './context';
+import type { Execution } from './n8nServer';
 import { startEnvironment } from './environment';
 import type { Service } from './processes';
 import { freePort, stopService, waitUntil } from './processes';
@@ -62,6 +63,7 @@ export async function runQueueMode(version: string, tarball: string, runCheck: R
 			const context: Context = { ...environment.context, webhookUrl };
 
 			await runCheck(label, 'queue-batch-50-rows-pro', () => batch(context));
+			await runCheck(label, 'queue-3-executions-15-rows-one-key', () => concurrentExecutions(context));
 			await runCheck(label, 'queue-wait-for-callback-resumes-on-another-worker', async () => {
 				let parkedOn = -1;
 				let executionId = '';
@@ -99,6 +101,47 @@ async function workerThatStarted(folder: string, executionId: string, names: str
 		if (new RegExp(`started execution ${executionId}\\b`, 'i').test(log)) return name;
 	}
 	return undefined;
+}
+
+/**
+ * Three executions of 15 rows at once on the two workers, one Pro key (limits scaled to the
+ * sandbox's speed): every worker's limiter sees only its own jobs, and learns the others' from the
+ * service's concurrency 429s. Every row done, no error, within 1.25× the plan's limit; the
+ * requests a job and the 429s are reported.
+ */
+async function concurrentExecutions(context: Context): Promise<string> {
+	const path = `e2e-queue-three-${Date.now().toString(36)}`;
+	const workflowId = await createActiveWorkflow(
+		context,
+		webhookWorkflow('e2e: queue, three executions', path, [
+			omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'poll', options: { expectedRenderSeconds: 3 } }, context.credentials.signed),
+		]),
+	);
+	const from = context.sandbox.journal.length;
+	const started = Date.now();
+	await Promise.all([1, 2, 3].map((run) => postRows(context, path, Array.from({ length: 15 }, (_, i) => ({ prompt: `Execution ${run} row ${i + 1}` })))));
+	let finished: Execution[] = [];
+	await waitUntil('three finished executions', async () => {
+		finished = (await executionsOf(context, workflowId)).filter((execution) => ['success', 'error', 'crashed'].includes(execution.status));
+		return finished.length >= 3;
+	}, 600_000, 500);
+	const executions = await Promise.all(finished.map((execution) => context.n8n.execution(execution.id)));
+	const elapsed = Math.max(...executions.map((execution) => Date.parse(execution.stoppedAt ?? ''))) - started;
+	const items = executions.flatMap((execution) => outputOf(execution, 'Generate Video'));
+	const requests = apiRequestsSince(context.sandbox, from);
+	const refused = requests.filter((entry) => entry.status === 429).length;
+	const jobs = items.map((item) => context.sandbox.jobs.all.get(String(item.json.jobId))).filter((job) => job !== undefined);
+	const renderMs = jobs.reduce((sum, job) => sum + (job.endsAt - job.createdAt), 0);
+	const boundMs = context.sandbox.clock.realMs(renderMs / PLANS.pro.concurrentJobs);
+	const perJob = requests.length / 45;
+	const evidence = `3 × 15 rows on 2 workers: ${executions.map((execution) => execution.status).join(', ')}; ${describeRequests(requests)} = ${perJob.toFixed(2)} a job, ${refused} × 429; ${seconds(elapsed)} against the plan's least ${seconds(boundMs)} (${(elapsed / boundMs).toFixed(2)}×)`;
+	check(executions.every((execution) => execution.status === 'success'), `executions: ${evidence}`);
+	check(items.length === 45 && items.every((item) => item.json.status === 'done'), `rows not done: ${evidence}`);
+	// Requests a job are reported, not bounded: at this speed-up the service's whole-second
+	// Retry-After is a third of a render, and two workers paid 3.2–3.7 requests a job; at real
+	// render times (test/core/sharedKey.test.ts, virtual time) the same pair pays 2.6.
+	check(elapsed <= 1.25 * boundMs, `slower than 1.25× the plan's limit: ${evidence}`);
+	return evidence;
 }
 
 /**

@@ -2,6 +2,7 @@
  * The scenarios run on every n8n version: each uses the real server (REST, public API, CLI,
  * production webhooks), the sandbox's real callbacks, and returns one line of evidence.
  */
+import { startSandbox } from '../../sandbox';
 import { standardWebhookSignature } from '../../sandbox/signing';
 import { typicalRenderSeconds } from '../../sandbox/renderTimes';
 import { SPEED } from './environment';
@@ -321,6 +322,31 @@ export const SCENARIOS: Scenario[] = [
 			const statuses = outputOf(run, 'Generate Video').map((item) => String(item.json.status));
 			check(run.status === 'success' && statuses.join() === 'done,done' && made() === 2, `retry: ${run.status} ${statuses.join()}, ${made()} jobs made in all`);
 			return `Poll timed out with 2 jobs rendering; Retry (saved, longer timeout) waited for the same 2 jobs, 0 new; ${seconds(Date.now() - started)}`;
+		},
+	},
+	{
+		name: 'wait-for-callback-polls-when-the-service-requires-https',
+		async run(context) {
+			// A service that calls back only over https://, as the real one does, while n8n's
+			// WEBHOOK_URL is plain http on this machine (the usual desktop install).
+			const strict = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: false });
+			try {
+				const id = await context.n8n.createCredential(`e2e https only ${Date.now()}`, { apiKey: strict.keys.pro, baseUrl: strict.url, plan: 'pro', allowedHttpRequestDomains: 'all' });
+				const credential = { id, name: 'e2e https only' };
+				const rows = [{ prompt: 'Desktop install one' }, { prompt: 'Desktop install two' }];
+				const generate = omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'callback', options: onSandboxScale() }, credential);
+				const { execution, ms } = await runRows(context, 'callback-https-only', [generate], rows);
+				const items = outputOf(execution, 'Generate Video');
+				const refused = strict.journal.filter((entry) => entry.status === 400).length;
+				const evidence = `${execution.status}; items ${items.map((item) => `${String(item.json.status)}/${String(item.json.waitedBy)}`).join(', ')}; ${strict.jobs.all.size} jobs, ${refused} refused creates; "${String(items[0]?.json.callbackSkipped)}"; ${seconds(ms)}`;
+				check(execution.status === 'success', evidence);
+				check(items.length === 2 && items.every((item) => item.json.status === 'done' && item.json.waitedBy === 'polling'), evidence);
+				check(/refused the resume URL http:\/\/127\.0\.0\.1:\d+ as a callback URL/.test(String(items[0].json.callbackSkipped)), evidence);
+				check(strict.jobs.all.size === 2 && refused === 2, evidence);
+				return evidence;
+			} finally {
+				await strict.close();
+			}
 		},
 	},
 	{

@@ -14,9 +14,10 @@ interface CustomData {
  * The execution whose jobs this run may return: this one, unless it is a retry. n8n's Retry (from
  * the executions list, with the original or the saved workflow) starts a new execution from the
  * failed one's stored data, custom data included, so the first run notes its id there and every
- * retry of it, or of a retry, reads the same id back. Retry On Fail and a queue-mode job taken over
- * by another worker keep the execution id itself. A new trigger event or a new manual run starts
- * without custom data: it makes new videos.
+ * retry of it, or of a retry, reads the same id back. Retry On Fail keeps the execution id itself.
+ * A new trigger event or a new manual run starts without custom data: it makes new videos. An
+ * execution that crashed inside this node never stored its custom data (n8n stores it when a node
+ * ends): only Reuse a Job Made From the Same Input gets its jobs back.
  */
 export function runOrigin(context: IExecuteFunctions): string {
 	const customData = context.getWorkflowDataProxy(0).$execution.customData as CustomData;
