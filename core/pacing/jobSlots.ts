@@ -9,6 +9,8 @@ const SLOT_RECHECK_MS = 1_000;
 const OVERDUE_LOOK_MIN_MS = 10_000;
 /** A job's render time when nothing better is known: the middle of the documented 30–90 s. */
 const TYPICAL_JOB_MS = 60_000;
+/** The most the others' places are spread out after failed probes (see JobSlots.concurrencyRefused). */
+const MAX_CONTENTION = 4;
 
 /** A reserved place among the plan's concurrent jobs. */
 export interface JobSlot {
@@ -65,6 +67,10 @@ export class JobSlots {
 	 * other processes on the key, other apps on the account. Only the service sees their jobs.
 	 */
 	private othersFreeAtMs: number[] = [];
+	/** How many places this process knows are its own (since the last concurrency 429). */
+	private ownPlaces = Infinity;
+	/** How much more slowly the others' places are expected to free, after failed probes. */
+	private contention = 1;
 	private blockedUntilMs = 0;
 	private queue: Promise<unknown> = Promise.resolve();
 	/** Wakes the caller waiting for a place as soon as a job ends, instead of at its next look. */
@@ -137,14 +143,30 @@ export class JobSlots {
 	 * create a job).
 	 */
 	concurrencyRefused(retryAfterMs: number): void {
-		const now = this.clock.now();
 		this.pause(retryAfterMs);
 		// Ours: the jobs made and the creates in flight, but not the refused create (still reserved).
+		const held = this.active.size - 1;
+		// Refused while reaching past the places it knew were its own: the others keep theirs busy
+		// (they have work queued too), so their places are expected to free more slowly each time.
+		if (held >= this.ownPlaces) this.contention = Math.min(this.contention * 2, MAX_CONTENTION);
+		this.ownPlaces = held;
+		this.scheduleOthers(this.limit - held, this.clock.now() + retryAfterMs);
+	}
+
+	/** A create was accepted: one reaching past this process's own places means others let one go. */
+	private createAccepted(): void {
+		if (this.active.size <= this.ownPlaces) return;
+		this.ownPlaces = this.active.size;
+		this.contention = 1;
+		this.scheduleOthers(this.othersFreeAtMs.length, this.clock.now());
+	}
+
+	/** The places others hold free one at a time from `firstAtMs`, as jobs end when the plan runs full. */
+	private scheduleOthers(count: number, firstAtMs: number): void {
 		const own = [...this.active].filter((job) => job.jobId !== undefined);
-		const others = Math.max(0, this.limit - (this.active.size - 1));
 		const renderMs = own.length > 0 ? own.reduce((sum, job) => sum + job.expectedMs, 0) / own.length : TYPICAL_JOB_MS;
-		const spacingMs = (2 * renderMs) / this.limit;
-		this.othersFreeAtMs = Array.from({ length: others }, (_, index) => now + retryAfterMs + index * spacingMs);
+		const spacingMs = ((2 * renderMs) / this.limit) * this.contention;
+		this.othersFreeAtMs = Array.from({ length: Math.max(0, count) }, (_, index) => firstAtMs + (index + 1) * spacingMs);
 	}
 
 	private async waitForPlace(options: SlotTurnOptions): Promise<JobSlot> {
@@ -234,6 +256,7 @@ export class JobSlots {
 				entry.expectedMs = Math.max(0, expectedDoneAtMs - this.clock.now());
 				entry.expiresAtMs = holdUntilMs;
 				entry.watched = watched;
+				this.createAccepted();
 			},
 			release: () => {
 				this.active.delete(entry);

@@ -17,7 +17,8 @@ async function batch(client: OmniVideoClient, name: string, rows: number): Promi
 describe('several processes on one key (n8n queue mode: 2 workers, 3 executions × 15 rows)', () => {
 	// Found on real n8n in queue mode: each worker's limiter believed it had all 5 places, and the
 	// batches paid 3.3 requests a job, 37–39 of them refused creates. Here, before the fix: 3.31
-	// requests a job, 49 refused; after: 2.62, 18.
+	// requests a job, 49 refused; after: 2.62, 18; once a failed probe of the others' places
+	// spaces the next ones out (see JobSlots.concurrencyRefused): 2.51, 14, at 1.12× the limit.
 	it("learns from the service's concurrency 429s how many places the others hold: at most 3 requests a job, every row done", async () => {
 		const { time, sandbox, client, others } = await coreSandbox({ limits: PLANS.pro });
 		const worker2 = others.client();
@@ -27,6 +28,6 @@ describe('several processes on one key (n8n queue mode: 2 workers, 3 executions 
 		expect(sandbox.jobs.all.size).toBe(45);
 		expect(mostJobsAtOnce(sandbox)).toBeLessThanOrEqual(PLANS.pro.concurrentJobs);
 		expect(requests.length / 45).toBeLessThanOrEqual(3);
-		expect(refused429(sandbox).length).toBeLessThanOrEqual(20);
+		expect(refused429(sandbox).length).toBeLessThanOrEqual(16);
 	});
 });
