@@ -136,8 +136,9 @@ export class JobSlots {
 	/**
 	 * The service refused a create for concurrency, the first of the account's jobs ending in
 	 * `retryAfterMs`: all of the plan's places are taken, so others hold every one this process
-	 * does not. Those free one at a time: the first then, the next ones spaced as jobs of this
-	 * size end when the plan runs full (their render time over the places). Without this, each
+	 * does not. Those free one at a time after then, spaced as jobs of this size end when the plan
+	 * runs full (their render time over the places), and more widely after each refused try at
+	 * them: a refusal there means the others have work queued too. Without this, each
 	 * process believes every free-looking place is its own, and every one of them sends creates
 	 * the service refuses (n8n queue mode: 2 workers, 3 executions on one key paid ~1 refused
 	 * create a job).
