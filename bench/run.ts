@@ -42,7 +42,10 @@ const WHY: Partial<Record<string, string>> = {
 		'While it creates, the node cannot see jobs end: n8n refuses their callbacks with 409 ("running already") until execute() returns and the execution is parked, so a create waiting for a slot looks up a job past its expected time to free it (one lookup, sometimes two) and the slot idles from the job’s end to that lookup. After the park, jobs already seen ended are not looked up again; those whose callbacks were refused and not yet seen are looked up once. The last callbacks can come late: the service retries a refused callback after 5 s, then 5 min. Parking early, or creating the rest from the callbacks, is what would close the gap (not built)',
 	[STRATEGIES.n8nLookup]: 'As (d) signed: slots freed by a lookup at each job’s expected time while creating, then one lookup for each job whose callback was refused',
 	[STRATEGIES.polling]:
-		'Without progress, a lookup only says whether the job has ended, so every job’s slot idles from its end to the look that sees it: with about 1.6 looks a job (2.6 requests) on render times spread across 30–90 s, even looks placed with the true distribution known (a dynamic programme) leave ~11 s of idle a job, ~1.17–1.19× on these batches; 1.08× needs about 4 requests a job (see the trade-off curve). The first jobs of a batch are looked at by the estimate alone (nothing is learned yet), which costs a few hundredths more',
+		'Without progress a lookup says only whether the job has ended, so each job’s slot idles from its end to the look that sees it (known after end, median ~10 s). Even with the render-time distribution known exactly, the best looks (a dynamic programme) leave ~11.7 s of idle a job at 1.67 looks (2.67 requests) on render times even across 30–90 s, ≈ 1.17–1.19× on such batches in simulation; 1.08× takes about 4 requests a job (trade-off curve below). The first jobs of a batch are looked at by the estimate alone, nothing being learned yet, which costs Premium (10 jobs at once) most: 2.9 requests a job. With progress reported the same schedule measures 1.06–1.15× at 2.46–2.58',
+	[STRATEGIES.naive5]:
+		'On Premium with uniform render times the naive loop’s GET every 5 s sees each end within seconds, which its 13 requests a job and 400+ refused requests buy; (c) spends 2.9 requests a job and no 429 and knows an end ~10 s later (the trade-off curve)',
+	[STRATEGIES.naive10]: 'As (e): paid for with 13 requests a job and 400+ 429s against (c)’s 2.9 and none',
 };
 const MEMORY_WHY =
 	'n8n’s default mode keeps binary data in the item as base64: the base64 string (1.33× the file) is made from a whole buffer of the file (1×), so the peak is at least 2.33× the file in that mode, whatever the node does; filesystem mode streams to disk';
@@ -215,9 +218,13 @@ well as every row at once ((e), (f)). Target: ≤ ${POLLING_TARGET.ratio}× at �
 Why the corner stays empty without progress: a lookup answers one bit (ended or not) for one job,
 so a job's slot idles from its end to the look that sees it. For render times even across 30–90 s,
 looks placed by a dynamic programme that knows the distribution exactly leave about 11.7 s of idle
-a job at 1.67 looks (2.67 requests): list-scheduled 10 jobs deep on the plan's slots, that is
-≈ 1.17–1.19× the limit, and 1.08× needs about 4 requests a job. Progress (or callbacks) is what
-moves the curve.
+a job at 1.67 looks (2.67 requests); list-scheduled 10 jobs deep on the plan's slots, a simulation
+of these batches puts that at ≈ 1.17–1.19× the limit, and 1.08× at about 4 requests a job. The
+measured curve agrees: core's schedule without progress runs from 1.10–1.14× at 3.3–3.5 requests
+a job to 1.15–1.23× at 2.5–2.7, and the naive loops on the plan's jobs at once, at 4.3–4.9 requests
+(GET every 20 s), reach 1.14–1.17× on Premium (on Pro they run into the 200 requests an hour).
+Only progress (the square points, the same default schedule) or callbacks move the curve towards
+the corner.
 
 | Plan | Render times | Variant | Wall ÷ limit | Requests / job | 429s received | In the target |
 |---|---|---|---|---|---|---|
