@@ -20,7 +20,9 @@ const MAX_RATIO = 3;
  * Learns, per API key, how long jobs really take compared with what was expected, from the
  * `createdAt` and `completedAt` of jobs seen done. The spec's 30–90 s is a wide range and an
  * account's jobs are often consistently faster or slower than its middle: a first look placed at
- * the learned median is done more often, which saves lookups and notices ends sooner.
+ * the learned median is done more often, which saves lookups and notices ends sooner. Once enough
+ * jobs were seen, their times stand for the key's distribution (learnedTimes), by which the
+ * polling schedule places every look (learnedLooks.ts).
  */
 export class RenderCalibration {
 	private ratios: number[] = [];
