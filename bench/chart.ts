@@ -1,6 +1,15 @@
 import type { BatchResult } from './measure';
 
-const COLORS: Record<string, string> = { Pro: '#3b6fd8', Premium: '#e08a2c' };
+const COLORS: Record<string, string> = {
+	Pro: '#3b6fd8',
+	'Pro, uniform': '#3b6fd8',
+	'Pro, log-normal': '#9bb5ea',
+	Premium: '#e08a2c',
+	'Premium, uniform': '#e08a2c',
+	'Premium, log-normal': '#f2c28f',
+};
+/** One bar per plan and render-time distribution. */
+const seriesOf = (r: BatchResult) => (r.distribution ? `${r.plan}, ${r.distribution}` : r.plan);
 const esc = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 interface Panel {
@@ -25,7 +34,7 @@ export function sideBySideChart(results: BatchResult[], subtitle: string): strin
 		{ title: 'Job end → client knows, median', value: (r) => r.knownDelayMedianMs / 1000, format: (v) => `${v.toFixed(1)} s`, floor: 0.05 },
 	];
 	const strategies = [...new Set(results.map((r) => r.strategy))];
-	const plans = [...new Set(results.map((r) => r.plan))];
+	const plans = [...new Set(results.map(seriesOf))];
 	const labelWidth = 290;
 	const panelWidth = 300;
 	const barHeight = 11;
@@ -40,7 +49,7 @@ export function sideBySideChart(results: BatchResult[], subtitle: string): strin
 		`<text x="10" y="38" fill="#555">${esc(subtitle)}</text>`,
 	];
 	plans.forEach((plan, i) => {
-		parts.push(`<rect x="${10 + i * 90}" y="48" width="10" height="10" fill="${COLORS[plan] ?? '#888'}"/><text x="${24 + i * 90}" y="57">${plan}</text>`);
+		parts.push(`<rect x="${10 + i * 150}" y="48" width="10" height="10" fill="${COLORS[plan] ?? '#888'}"/><text x="${24 + i * 150}" y="57">${esc(plan)}</text>`);
 	});
 	strategies.forEach((strategy, row) => {
 		const y = chartTop + row * rowHeight;
@@ -59,7 +68,7 @@ export function sideBySideChart(results: BatchResult[], subtitle: string): strin
 		}
 		strategies.forEach((strategy, row) => {
 			plans.forEach((plan, i) => {
-				const result = results.find((r) => r.strategy === strategy && r.plan === plan);
+				const result = results.find((r) => r.strategy === strategy && seriesOf(r) === plan);
 				if (!result) return;
 				const value = panel.value(result);
 				const y = chartTop + row * rowHeight + i * barHeight + 4;

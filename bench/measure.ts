@@ -28,6 +28,8 @@ export interface BatchResult {
 	unknownJobs: number;
 	realMs: number;
 	note?: string;
+	/** How the run's render times were drawn (`uniform`, `log-normal`). */
+	distribution?: string;
 }
 
 export function percentile(values: number[], p: number): number {
@@ -70,6 +72,7 @@ export function measureBatch(options: {
 	failedRows: number;
 	realMs: number;
 	note?: string;
+	distribution?: string;
 }): BatchResult {
 	const { sandbox, known } = options;
 	const api = sandbox.journal.filter((entry) => entry.path.startsWith('/api/'));
@@ -105,5 +108,6 @@ export function measureBatch(options: {
 		unknownJobs,
 		realMs: options.realMs,
 		note: options.note,
+		distribution: options.distribution,
 	};
 }

@@ -2,6 +2,7 @@ import { PLANS, type PlanLimits } from '../core/types';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { measureBatch, type BatchResult } from './measure';
 import type { BatchSetup, StrategyOutcome } from './strategies';
+import type { RenderTimeModel } from '../sandbox/renderTimes';
 
 export interface BenchPlan {
 	name: 'Pro' | 'Premium';
@@ -18,7 +19,11 @@ export interface SideBySideOptions {
 	rows: number;
 	speed: number;
 	/** The sandbox's render-time draws: the same seed gives every strategy the same render times. */
-	renderTimes: { seed: number; spread: number };
+	renderTimes: RenderTimeModel;
+	/** False: the sandbox reports no progress, as the real service may not (default true). */
+	reportProgress?: boolean;
+	/** How the run's render times are drawn, for the tables: `uniform`, `log-normal`. */
+	distribution?: string;
 }
 
 /**
@@ -33,7 +38,14 @@ export async function runBatch(
 	clientClock: 'real' | 'sandbox' = 'sandbox',
 	note?: string,
 ): Promise<BatchResult> {
-	const sandbox = await startSandbox({ port: 0, speed: options.speed, insecureCallbacks: true, clientClock, renderTimes: options.renderTimes });
+	const sandbox = await startSandbox({
+		port: 0,
+		speed: options.speed,
+		insecureCallbacks: true,
+		clientClock,
+		renderTimes: options.renderTimes,
+		reportProgress: options.reportProgress ?? true,
+	});
 	try {
 		const startedAt = sandbox.clock.now();
 		const realStart = Date.now();
@@ -50,6 +62,7 @@ export async function runBatch(
 			failedRows: outcome.failedRows,
 			realMs: Date.now() - realStart,
 			note,
+			distribution: options.distribution,
 		});
 	} finally {
 		await sandbox.close();

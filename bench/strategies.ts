@@ -105,8 +105,11 @@ export async function coreCallbacks(setup: BatchSetup, signed: boolean): Promise
 	return outcome;
 }
 
-/** (c): core polling, generateVideo then waitForJob, every row at once. */
-export async function corePolling(setup: BatchSetup): Promise<StrategyOutcome> {
+/**
+ * (c): core polling, generateVideo then waitForJob, every row at once. `lookCostShare` moves the
+ * schedule along its trade-off (see the trade-off curve); unset, core's default.
+ */
+export async function corePolling(setup: BatchSetup, lookCostShare?: number): Promise<StrategyOutcome> {
 	const { sandbox } = setup;
 	const client = coreClientOn(setup);
 	const outcome: StrategyOutcome = { known: new Map(), surfaced429: 0, failedRows: 0 };
@@ -114,7 +117,7 @@ export async function corePolling(setup: BatchSetup): Promise<StrategyOutcome> {
 		Array.from({ length: setup.rows }, async (_, i) => {
 			try {
 				const created = await client.generateVideo({ prompt: rowPrompt(i), ...ROW_SIZE }, { watched: true });
-				const job = await client.waitForJob(created.job.id, { expectedMs: created.expectedMs, timeoutMs: 2 * 3_600_000 });
+				const job = await client.waitForJob(created.job.id, { expectedMs: created.expectedMs, timeoutMs: 2 * 3_600_000, lookCostShare });
 				outcome.known.set(job.id, sandbox.clock.now());
 			} catch (error) {
 				rowFailed(outcome, error);
@@ -127,9 +130,11 @@ export async function corePolling(setup: BatchSetup): Promise<StrategyOutcome> {
 /**
  * (e), (f): the loop a user builds without core: create, then GET the job every `everyMs`
  * (virtual) until it ends; a 429 is retried after its Retry-After, anything else is retried after
- * the same interval. No idempotency key, no limiter, no estimate.
+ * the same interval. No idempotency key, no limiter, no estimate. `atOnce` set, the user's loop
+ * runs that many rows at a time (the plan's jobs at once: a create only when a row is done), else
+ * every row at once.
  */
-export async function naiveLoop(setup: BatchSetup, everyMs: number): Promise<StrategyOutcome> {
+export async function naiveLoop(setup: BatchSetup, everyMs: number, atOnce?: number): Promise<StrategyOutcome> {
 	const { sandbox } = setup;
 	const sleep = sandboxSleep(setup.speed);
 	const outcome: StrategyOutcome = { known: new Map(), surfaced429: 0, failedRows: 0 };
@@ -145,26 +150,29 @@ export async function naiveLoop(setup: BatchSetup, everyMs: number): Promise<Str
 			await sleep(Number(response.headers.get('retry-after') ?? '5') * 1_000);
 		}
 	};
-	await Promise.all(
-		Array.from({ length: setup.rows }, async (_, i) => {
-			try {
-				const body = JSON.stringify({ model: 'omni-video', prompt: rowPrompt(i), ...ROW_SIZE });
-				const created = await send('/api/v1/generate', { method: 'POST', body });
-				if (created.status !== 202) throw new Error(`create answered ${created.status}`);
-				const id = String(created.body.id);
-				for (;;) {
-					await sleep(everyMs);
-					const job = await send(`/api/v1/jobs/${encodeURIComponent(id)}`, { method: 'GET' });
-					if (job.body.status === 'done' || job.body.status === 'failed') {
-						outcome.known.set(id, sandbox.clock.now());
-						return;
-					}
-					if (sandbox.clock.now() > giveUpAt) throw new Error(`job ${id} never ended`);
+	const row = async (i: number): Promise<void> => {
+		try {
+			const body = JSON.stringify({ model: 'omni-video', prompt: rowPrompt(i), ...ROW_SIZE });
+			const created = await send('/api/v1/generate', { method: 'POST', body });
+			if (created.status !== 202) throw new Error(`create answered ${created.status}`);
+			const id = String(created.body.id);
+			for (;;) {
+				await sleep(everyMs);
+				const job = await send(`/api/v1/jobs/${encodeURIComponent(id)}`, { method: 'GET' });
+				if (job.body.status === 'done' || job.body.status === 'failed') {
+					outcome.known.set(id, sandbox.clock.now());
+					return;
 				}
-			} catch (error) {
-				rowFailed(outcome, error);
+				if (sandbox.clock.now() > giveUpAt) throw new Error(`job ${id} never ended`);
 			}
-		}),
-	);
+		} catch (error) {
+			rowFailed(outcome, error);
+		}
+	};
+	let nextRow = 0;
+	const worker = async (): Promise<void> => {
+		while (nextRow < setup.rows) await row(nextRow++);
+	};
+	await Promise.all(Array.from({ length: Math.min(atOnce ?? setup.rows, setup.rows) }, worker));
 	return outcome;
 }

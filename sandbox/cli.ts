@@ -10,6 +10,8 @@ Usage: npm run sandbox -- [options]
   --speed N              virtual time runs N times faster (default 1)
   --seed N               seed of the drawn render times (default 1)
   --render-spread S      spread of render times around the typical one (default 0.25; 0 = none)
+  --render-uniform       render times drawn evenly across 30–90 s, whatever the job's size
+  --no-progress          job records carry no progress (a service that reports none)
   --insecure-callbacks   accept http:// callback URLs to loopback addresses
   --config FILE          JSON config: accounts, keys, budgets, prices, limits (see sandbox/README.md)
   --help                 this text`;
@@ -28,6 +30,8 @@ function parseArgs(argv: string[]): SandboxOptions | 'help' {
 		else if (arg === '--speed') options.speed = Number(value());
 		else if (arg === '--seed') options.renderTimes = { ...renderTimes(options), seed: Number(value()) };
 		else if (arg === '--render-spread') options.renderTimes = { ...renderTimes(options), spread: Number(value()) };
+		else if (arg === '--render-uniform') options.renderTimes = { ...renderTimes(options), shape: 'uniform' };
+		else if (arg === '--no-progress') options.reportProgress = false;
 		else if (arg === '--insecure-callbacks') options.insecureCallbacks = true;
 		else if (arg === '--config') options.configFile = value();
 		else throw new Error(`Unknown option ${arg} (see --help)`);

@@ -49,6 +49,11 @@ export interface SandboxConfig {
 	stormLength: number;
 	/** How long jobs take: seeded draws across 30–90 s by size (see renderTimes.ts). */
 	renderTimes: RenderTimeModel;
+	/**
+	 * Whether job records carry `progress` (default true). False answers as a service that
+	 * reports none (the API makes it optional): clients must then wait without it.
+	 */
+	reportProgress?: boolean;
 	/** Public base of the CDN; defaults to the sandbox's own URL. */
 	cdnUrl?: string;
 	/**

@@ -62,6 +62,8 @@ export class Jobs {
 		private readonly cdnUrl: () => string,
 		private readonly onFinished: (job: SandboxJob) => void,
 		private readonly renderTimes: RenderTimes,
+		/** False: records never carry `progress`, as from a service that reports none. */
+		private readonly reportProgress = true,
 	) {}
 
 	create(
@@ -113,6 +115,7 @@ export class Jobs {
 		const base = { id: job.id, model: 'omni-video' as const, createdAt: new Date(job.createdAt).toISOString() };
 		if (!job.finished) {
 			if (now < job.startsAt) return { ...base, status: 'queued', creditsQueued: job.price };
+			if (!this.reportProgress) return { ...base, status: 'processing', creditsQueued: job.price };
 			const progress = Math.min(99, Math.floor(((now - job.startsAt) / (job.endsAt - job.startsAt)) * 100));
 			return { ...base, status: 'processing', progress, creditsQueued: job.price };
 		}
@@ -123,7 +126,7 @@ export class Jobs {
 		return {
 			...base,
 			status: 'done',
-			progress: 100,
+			...(this.reportProgress ? { progress: 100 } : {}),
 			resultUrls: [this.resultUrl(job)],
 			creditsQueued: job.price,
 			creditsUsed: job.price,

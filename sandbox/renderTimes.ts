@@ -12,6 +12,12 @@ export interface RenderTimeModel {
 	seed: number;
 	/** Spread of the draws (σ of a log-normal around the typical time); 0 renders at the typical time. */
 	spread: number;
+	/**
+	 * `log-normal` (default): around the typical time of the job's size, by `spread`, clamped to
+	 * 30–90 s. `uniform`: evenly across 30–90 s whatever the size (`spread` unused), the widest
+	 * the API's "30 to 90 seconds" allows, where a client cannot lean on a typical time.
+	 */
+	shape?: 'log-normal' | 'uniform';
 }
 
 const MIN_SECONDS = 30;
@@ -37,6 +43,7 @@ export class RenderTimes {
 	}
 
 	next(resolution: Resolution, durationSeconds: number): number {
+		if (this.model.shape === 'uniform') return Math.round((MIN_SECONDS + (MAX_SECONDS - MIN_SECONDS) * this.uniform()) * 1000);
 		const typical = typicalRenderSeconds(resolution, durationSeconds);
 		const drawn = typical * Math.exp(this.model.spread * this.normal());
 		return Math.round(Math.min(MAX_SECONDS, Math.max(MIN_SECONDS, drawn)) * 1000);

@@ -48,6 +48,7 @@ export class SandboxState {
 			() => config.cdnUrl ?? this.baseUrl,
 			(job) => this.callbacks.deliver(job, jobs.record(job)),
 			new RenderTimes(config.renderTimes),
+			config.reportProgress ?? true,
 		);
 		this.jobs = jobs;
 	}

@@ -24,6 +24,12 @@ export interface WaitForJobOptions {
 	createdAtMs?: number;
 	/** Called with each look at a still-running job. */
 	onProgress?: (job: JobRecord) => void;
+	/**
+	 * What one lookup is worth, as a share of the key's median render time (default
+	 * DEFAULT_LOOK_COST_SHARE): higher spends fewer lookups and learns of ends later. Used once
+	 * the key's render times are learned; the bench draws its trade-off curve with it.
+	 */
+	lookCostShare?: number;
 }
 
 /**
@@ -68,7 +74,9 @@ async function pollUntilEnded(runtime: ApiRuntime, jobId: string, options: WaitF
 	let progress: number | undefined;
 	for (let attempt = 0; ; attempt++) {
 		const now = clock.now();
-		const delay = nextPollDelayMs({ attempt, expectedMs, elapsedMs: now - createdAt, progress, random });
+		// Asked at each look: jobs ending meanwhile (this batch's too) teach the key's distribution.
+		const learnedMs = runtime.calibration.learnedTimes(givenMs);
+		const delay = nextPollDelayMs({ attempt, expectedMs, elapsedMs: now - createdAt, progress, learnedMs, lookCostShare: options.lookCostShare, random });
 		const lastLook = now + delay >= deadline;
 		const what = `Waiting for Omni Video job ${jobId}`;
 		await sleepUnlessCancelled(runtime.sleep, Math.min(delay, deadline - now), options.signal, what, jobId);

@@ -5,6 +5,11 @@ const SAMPLES = 50;
 /** Below this many finished jobs, the estimate is used as it is. */
 const MIN_SAMPLES = 3;
 /**
+ * Below this many, the learned times are too few to stand for a distribution (its spread would
+ * be a guess): the schedule keeps to one typical time.
+ */
+const MIN_DISTRIBUTION_SAMPLES = 5;
+/**
  * The spec's 30–90 s allows at most a factor of 3 between a job and its estimate. A ratio beyond
  * that says nothing about render times: the service's clock runs at another pace than ours (a
  * sped-up sandbox) or the expected time given was far off; it is not learned.
@@ -15,7 +20,9 @@ const MAX_RATIO = 3;
  * Learns, per API key, how long jobs really take compared with what was expected, from the
  * `createdAt` and `completedAt` of jobs seen done. The spec's 30–90 s is a wide range and an
  * account's jobs are often consistently faster or slower than its middle: a first look placed at
- * the learned median is done more often, which saves lookups and notices ends sooner.
+ * the learned median is done more often, which saves lookups and notices ends sooner. Once enough
+ * jobs were seen, their times stand for the key's distribution (learnedTimes), by which the
+ * polling schedule places every look (learnedLooks.ts).
  */
 export class RenderCalibration {
 	private ratios: number[] = [];
@@ -33,6 +40,16 @@ export class RenderCalibration {
 		if (this.ratios.length < MIN_SAMPLES) return expectedMs;
 		const sorted = [...this.ratios].sort((a, b) => a - b);
 		return expectedMs * sorted[Math.floor(sorted.length / 2)];
+	}
+
+	/**
+	 * The render times this key's recent jobs would have taken at this job's size (each job's
+	 * ratio to its own estimate, times this one's), for placing looks by their spread rather than
+	 * their middle alone; undefined while too few jobs were seen.
+	 */
+	learnedTimes(expectedMs: number): number[] | undefined {
+		if (this.ratios.length < MIN_DISTRIBUTION_SAMPLES) return undefined;
+		return this.ratios.map((ratio) => ratio * expectedMs).sort((a, b) => a - b);
 	}
 }
 

@@ -118,6 +118,21 @@ describe('render times learned per key', () => {
 		expect(sent.lookups().length - lookupsBefore).toBe(1);
 	});
 
+	it('once the key’s jobs are known to spread widely, first looks before their median and still sees the job end', async () => {
+		const { time, sandbox, sent, client } = await coreSandbox();
+		// Ten jobs of this size took from 0.55× to 1.6× the 60 s estimate.
+		for (let i = 0; i < 10; i++) client.runtime.calibration.record(60_000, 60_000 * (0.55 + (1.05 * i) / 9));
+		// The rule before looked first at the learned median, 68 s here.
+		expect(client.runtime.calibration.calibrated(60_000)).toBe(68_000);
+		const created = await time.run(client.generateVideo({ prompt: 'spread learned', duration: 9 }));
+		expect(created.expectedMs).toBe(60_000);
+		const createdAt = time.clock.now();
+		const job = await time.run(client.waitForJob(created.job.id, { expectedMs: created.expectedMs, createdAtMs: createdAt }));
+		expect(job.status).toBe('done');
+		expect(sent.lookups()[0].at - createdAt).toBeLessThan(68_000 - 3_000);
+		expect(sent.lookups()[sent.lookups().length - 1].at - createdAt).toBeGreaterThanOrEqual(renderMs(sandbox, created.job.id));
+	});
+
 	it('looks again right when reported progress says the job is about to end', () => {
 		expect(nextPollDelayMs({ attempt: 1, expectedMs: 60_000, elapsedMs: 60_000, progress: 98, random: () => 0.5 })).toBeLessThan(5_000);
 	});

@@ -23,4 +23,17 @@ describe('sandbox render times', () => {
 		expect(typicalRenderSeconds('1080P', 8)).toBeLessThan(typicalRenderSeconds('4K', 10));
 		expect(new RenderTimes({ seed: 1, spread: 0 }).next('4K', 10)).toBe(typicalRenderSeconds('4K', 10) * 1000);
 	});
+
+	it('drawn uniformly are spread evenly across 30–90 s whatever the size', () => {
+		const times = new RenderTimes({ seed: 5, spread: 0, shape: 'uniform' });
+		const drawn = Array.from({ length: 600 }, () => times.next('720P', 4));
+		expect(Math.min(...drawn)).toBeGreaterThanOrEqual(30_000);
+		expect(Math.max(...drawn)).toBeLessThanOrEqual(90_000);
+		// Each fifth of the range holds about a fifth of the draws (the log-normal shape puts most in the middle).
+		for (let fifth = 0; fifth < 5; fifth++) {
+			const inside = drawn.filter((ms) => ms >= 30_000 + fifth * 12_000 && ms < 42_000 + fifth * 12_000).length;
+			expect(inside).toBeGreaterThan(90);
+			expect(inside).toBeLessThan(150);
+		}
+	});
 });
