@@ -109,7 +109,7 @@ async function workerThatStarted(folder: string, executionId: string, names: str
 /**
  * Three executions of 15 rows at once on the two workers, one Pro key: every worker's limiter sees
  * only its own jobs, and learns the others' from the service's concurrency 429s. Every row done,
- * no error, at most 3 requests a job (429s included), within 1.4× the plan's limit.
+ * no error, at most 3 requests a job (429s included), within 1.6× the plan's limit.
  *
  * The sandbox runs 4× faster here, not 10×: n8n runs on the real clock, so at 10× the service's
  * whole-second Retry-After is a third of a render and the node's 5 s between two looks at a job
@@ -186,9 +186,10 @@ async function concurrentExecutionsAtSpeed(context: Context, userFolder: string)
 	check(items.length === 45 && items.every((item) => item.json.status === 'done'), `rows not done: ${evidence}`);
 	check(perJob <= 3, `more than 3 requests a job: ${evidence}`);
 	// Two workers share the places without seeing each other's jobs: a worker whose executions are
-	// done leaves places the other finds only by trying them (measured 1.25–1.28×, against 1.14×
-	// for one worker's 50 rows). The bound catches a run that waits on anything but the jobs.
-	check(elapsed <= 1.4 * boundMs, `slower than 1.4× the plan's limit: ${evidence}`);
+	// done leaves places the other finds only by trying them, less often after refused tries
+	// (measured 1.25–1.43×, against 1.14× for one worker's 50 rows; it depends on how n8n shares
+	// the executions out). The bound catches a run that waits on anything but the jobs.
+	check(elapsed <= 1.6 * boundMs, `slower than 1.6× the plan's limit: ${evidence}`);
 	return evidence;
 }
 
