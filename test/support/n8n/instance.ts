@@ -105,6 +105,16 @@ export class N8nTestInstance {
 		return this.engine.credentialsHelper.byType;
 	}
 
+	/**
+	 * n8n restarted, or another process of a queue-mode setup takes the calls: the package is loaded
+	 * again, so that nothing the node kept in memory remains, while the executions stay (n8n keeps
+	 * them in its database). Under Jest, call jest.resetModules() first: loading then makes new
+	 * module instances instead of returning the cached ones.
+	 */
+	async reloadPackage(): Promise<void> {
+		this.engine.pkg = await loadPackage();
+	}
+
 	async stop(): Promise<void> {
 		this.server.closeAllConnections();
 		await new Promise<void>((resolve) => this.server.close(() => resolve()));
