@@ -6,6 +6,9 @@ const RECHECK_MS = 60_000;
 /** A job counts as late (its callback maybe lost) this long past its expected end, at least. */
 const LATE_MARGIN_MS = 60_000;
 
+/** Where a place to fill comes from (see takePlace). */
+export type Place = 'freed' | 'spare' | 'idle';
+
 /** One row of a chained batch as the parked execution keeps it. */
 export type ChainEntry = { jobId: string; expectedEndAtMs?: number } | { failedKind: string; error?: unknown } | { pending: true };
 
@@ -97,22 +100,34 @@ export class CallbackChain {
 	}
 
 	/**
-	 * One freed place to fill, if any. When no credit is left but nothing this process knows of is
-	 * running while rows wait (a create failed, or the jobs ended on another process), one place
-	 * is taken anyway: otherwise nothing would ever make those rows.
+	 * A place to fill, if any: one freed by a job of this batch ('freed'); else one of `spareNow`,
+	 * places the limiter has free right now though no job of this batch freed them (other work on
+	 * the key ended: without these, a batch parked while others held places would never use more
+	 * places than it got then); else, when nothing this process knows of is running while rows
+	 * wait (a create failed, or the jobs ended on another process), one place anyway ('idle'):
+	 * otherwise nothing would ever make those rows.
 	 */
-	takePlace(): 'freed' | 'idle' | undefined {
+	takePlace(spareNow = 0): Place | undefined {
 		if (!this.hasRowToMake()) return undefined;
 		if (this.credits > 0) {
 			this.credits--;
 			return 'freed';
 		}
+		if (spareNow > 0) return 'spare';
 		return this.rows.some((row) => row.state === 'claimed' || (row.state === 'job' && !row.ended)) ? undefined : 'idle';
 	}
 
 	/** The place was not used after all (the row's job existed already, or could not be made). */
-	givePlaceBack(place: 'freed' | 'idle'): void {
+	givePlaceBack(place: Place): void {
 		if (place === 'freed') this.credits++;
+	}
+
+	/**
+	 * Jobs of this batch still running that this process did not make: another process's limiter
+	 * holds their places, not this one's, so its free places are that many fewer.
+	 */
+	runningElsewhere(): number {
+		return this.rows.filter((row) => row.state === 'job' && !row.ended && !row.witnessed).length;
 	}
 
 	/** The first row not yet made, now claimed by the caller (who makes it or gives it back). */

@@ -65,6 +65,24 @@ describe('CallbackChain: rows beyond the plan’s places made as jobs end', () =
 		expect(makeRows(chain, 0)).toEqual([]);
 	});
 
+	it('takes places the limiter has free though no job of the batch freed them, none once its rows are made', () => {
+		const chain = new CallbackChain([{ jobId: 'job0' }, ...pending(2)], { witnessed: true, expectedEndAtMs: 60_000 });
+		expect(chain.takePlace(0)).toBeUndefined();
+		expect(chain.takePlace(1)).toBe('spare');
+		chain.claimRow();
+		chain.claimRow();
+		expect(chain.takePlace(3)).toBeUndefined();
+	});
+
+	it('counts the running jobs another process made (their places are not in this process’s limiter)', () => {
+		const chain = new CallbackChain([{ jobId: 'job0' }, { jobId: 'job1' }, ...pending(1)], { witnessed: false, expectedEndAtMs: 60_000 });
+		expect(chain.runningElsewhere()).toBe(2);
+		chain.record(ended('job0'), 1_000);
+		expect(chain.runningElsewhere()).toBe(1);
+		makeRows(chain, 1_000);
+		expect(chain.runningElsewhere()).toBe(1);
+	});
+
 	it('needs no lookup while callbacks reach the process that made the jobs', () => {
 		const chain = new CallbackChain([{ jobId: 'job0' }, { jobId: 'job1' }, ...pending(1)], { witnessed: true, expectedEndAtMs: 60_000, watchedSinceMs: 1_000 });
 		chain.record(ended('job0'), 50_000);

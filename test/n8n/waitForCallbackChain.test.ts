@@ -104,6 +104,22 @@ describe('Wait for Callback with more rows than the plan runs at once', () => {
 		expect(calls.filter((call) => call.executionId === execution.id)).toHaveLength(1);
 	}, 60_000);
 
+	it('parked while other work held a place, it takes that place too once it is free', async () => {
+		const { omniVideoNode } = await import('../support/n8n/workflows');
+		const other = omniVideoNode('Other', { resource: 'video', operation: 'generate', prompt: 'Another workflow’s clip', resolution: '720P', duration: 4, waitMode: 'dontWait', options: { expectedRenderSeconds: expectedRenderSeconds('720P', 4) / SPEED } });
+		await finishedWithin(await n8n.execute(workflowOf([other], {}), 'Other'), 10_000);
+		const prompts = Array.from({ length: 6 }, (_, i) => `Late lane clip ${i}`);
+		const execution = await n8n.execute(workflowOf([node()], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+		// One place was held by the other workflow's job: the batch parked with one job.
+		expect(outputOf(execution.run!, 'Generate').filter((item) => item.json.status === 'queued')).toHaveLength(1);
+		const run = await finishedWithin(execution, 40_000);
+		expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(Array(6).fill('done'));
+		// Two of the batch's jobs rendered at once at some point: it did not stay on one place.
+		const jobs = [...sandbox.jobs.all.values()].filter((job) => prompts.includes(job.body.prompt));
+		const overlapping = jobs.some((a) => jobs.some((b) => a !== b && a.createdAt < b.endsAt && b.createdAt < a.endsAt));
+		expect(overlapping).toBe(true);
+	}, 60_000);
+
 	it('a callback delivered twice frees one place: no job is made twice and no create is sent twice', async () => {
 		const prompts = Array.from({ length: 8 }, (_, i) => `Twice-called clip ${i} [sandbox:callback-duplicate]`);
 		const journalFrom = sandbox.journal.length;

@@ -266,14 +266,16 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 }
 
 /**
- * Gives each freed place to the next row not yet made. A row's create that the service answers
+ * Gives each freed place, and any place free now, to the next row not yet made. A row's create that the service answers
  * with an existing job (same idempotency key: made before a restart, or by another process) used
  * no place: the place goes to the row after it. Duplicate callbacks free nothing (CallbackChain).
  */
 async function makeNextRows(this: IWebhookFunctions, followed: FollowedBatch, client: OmniVideoClient): Promise<void> {
 	const { chain, resumeUrl } = followed;
 	const allowInsecureLoopbackCallback = isLocalSandbox(client.runtime.baseUrl);
-	for (let place = chain.takePlace(); place !== undefined; place = chain.takePlace()) {
+	// Places the limiter has free now, less those this batch's jobs made elsewhere hold there.
+	const spare = () => Math.max(0, client.freeJobSlots() - chain.runningElsewhere());
+	for (let place = chain.takePlace(spare()); place !== undefined; place = chain.takePlace(spare())) {
 		const row = chain.claimRow();
 		if (row === undefined) {
 			chain.givePlaceBack(place);
