@@ -107,12 +107,12 @@ export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeEx
 	}
 	const firstFailure = created.find((result) => !result.ok);
 	const jobIds = created.flatMap((result) => (result.ok ? [result.jobId] : []));
-	if (firstFailure && !firstFailure.ok && (!this.continueOnFail() || jobIds.length === 0)) {
+	if (firstFailure && !firstFailure.ok && !this.continueOnFail()) {
 		const error = toNodeError(this.getNode(), firstFailure.error, firstFailure.plan.itemIndex);
 		if (jobIds.length > 0) {
 			error.description = `${error.description ?? ''} The jobs already created go on rendering: ${jobIds.join(', ')}`.trim();
 		}
-		if (!this.continueOnFail()) throw error;
+		throw error;
 	}
 	// Nothing made (errors the user lets through): the rows left must not wait for a callback
 	// that cannot come; they are made here, one at a time, until one job exists.
