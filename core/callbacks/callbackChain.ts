@@ -38,6 +38,7 @@ export class CallbackChain {
 	private credits = 0;
 	private resumed = false;
 	private readonly watchedSinceMs: number;
+	private shared = false;
 
 	constructor(
 		entries: readonly ChainEntry[],
@@ -89,14 +90,30 @@ export class CallbackChain {
 	 * A confirmed state of a job (callback, lookup, replayed create). True when this process now
 	 * sees it ended for the first time: its place among the plan's jobs is free for the next row.
 	 */
-	record(job: JobRecord, nowMs: number): boolean {
+	record(job: JobRecord, nowMs: number, heard: 'callback' | 'lookup' = 'lookup'): boolean {
 		const row = this.rows.find((candidate) => candidate.jobId === job.id);
 		if (!row) return false;
 		row.checkedAtMs = nowMs;
 		if (!isTerminal(job) || row.ended) return false;
 		row.ended = job;
-		this.credits++;
+		// Shared, a job this process only looked up ended has had its callback elsewhere: the
+		// process that took it gave the place away already.
+		if (heard === 'callback' || !this.shared) this.credits++;
 		return true;
+	}
+
+	/**
+	 * Callbacks of this batch also reach another process (several webhook processors): a job this
+	 * process knows as running may have ended there, and any callback here may be the batch's
+	 * last. From now on every job not seen ended is looked up at each callback (see takeInDoubt),
+	 * so that the process that takes the last callback learns the whole batch and resumes it.
+	 */
+	markShared(): void {
+		this.shared = true;
+	}
+
+	get isShared(): boolean {
+		return this.shared;
 	}
 
 	/**
@@ -185,7 +202,7 @@ export class CallbackChain {
 			const endedUnheard = row.witnessed && row.checkedAtMs === undefined && row.expectedEndAtMs < this.watchedSinceMs;
 			const late = nowMs > row.expectedEndAtMs + LATE_MARGIN_MS;
 			const due = row.checkedAtMs === undefined || nowMs - row.checkedAtMs >= RECHECK_MS;
-			if (unseenElsewhere || endedUnheard || (late && due)) {
+			if (this.shared || unseenElsewhere || endedUnheard || (late && due)) {
 				row.checkedAtMs = nowMs;
 				ids.push(row.jobId);
 			}

@@ -100,6 +100,18 @@ describe('CallbackChain: rows beyond the plan’s places made as jobs end', () =
 		expect(chain.takeInDoubt(51_000)).toEqual([]);
 	});
 
+	it('shared with another process, it looks up at each callback every job not seen ended, and a lookup frees no place', () => {
+		const chain = new CallbackChain([{ jobId: 'job0' }, { jobId: 'job1' }, ...pending(2)], { witnessed: true, expectedEndAtMs: 60_000 });
+		chain.markShared();
+		expect(chain.takeInDoubt(10_000)).toEqual(['job0', 'job1']);
+		expect(chain.takeInDoubt(11_000)).toEqual(['job0', 'job1']);
+		// Seen ended by a lookup: its callback went to the other process, which refilled the place.
+		chain.record(ended('job0'), 12_000);
+		expect(chain.takePlace()).toBeUndefined();
+		chain.record(ended('job1'), 12_000, 'callback');
+		expect(chain.takePlace()).toBe('freed');
+	});
+
 	it('looks up a late job (its callback maybe lost), then not again for a minute', () => {
 		const chain = new CallbackChain([{ jobId: 'job0', expectedEndAtMs: 60_000 }], { witnessed: true, expectedEndAtMs: 60_000 });
 		expect(chain.takeInDoubt(100_000)).toEqual([]);

@@ -237,10 +237,14 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 	const { chain } = followed;
 	const jobId = outcome.job.id;
 	const named = rowNamed(this);
-	if (chain.rowOf(jobId) === undefined && (named === undefined || !chain.knowJob(named, jobId, false, Date.now()))) {
-		return respond(this, 404, { error: `Job ${jobId} is not one this execution waits for`, jobId });
+	if (chain.rowOf(jobId) === undefined) {
+		if (named === undefined || !chain.knowJob(named, jobId, false, Date.now())) {
+			return respond(this, 404, { error: `Job ${jobId} is not one this execution waits for`, jobId });
+		}
+		// A row made after the park by a process other than this one: callbacks reach both.
+		chain.markShared();
 	}
-	chain.record(outcome.job, Date.now());
+	chain.record(outcome.job, Date.now(), 'callback');
 	respond(this, 200, { received: true, jobId });
 
 	await makeNextRows.call(this, followed, client);
