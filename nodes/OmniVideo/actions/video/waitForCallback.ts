@@ -299,6 +299,9 @@ async function makeNextRows(this: IWebhookFunctions, followed: FollowedBatch, cl
 			const now = Date.now();
 			chain.knowJob(row, created.job.id, true, now + created.expectedMs);
 			if (created.replayed) {
+				// Made by another process (or by this one before a restart): its callbacks may go
+				// there, so this process can no longer wait for them alone (see markShared).
+				chain.markShared();
 				chain.givePlaceBack(place);
 				chain.record(created.job, now);
 			}
