@@ -12,7 +12,7 @@ import { handleCallback, type CallbackOutcome, type CallbackRequest } from './ca
 import { checkCredentials, type CredentialCheck } from './jobs/credentialCheck';
 import { redactingTransport } from './http/redact';
 import { keyOnlyForApi } from './http/hostKit';
-import { reconcileBatch, type BatchProgress } from './callbacks/batchProgress';
+import { reconcileBatch, type JobsInDoubt } from './callbacks/batchProgress';
 
 export interface OmniVideoClientConfig extends ClientContext {
 	limits: PlanLimits;
@@ -32,8 +32,10 @@ export interface OmniVideoClient {
 	uploadStream(input: StreamedUploadInput, options?: UploadOptions): Promise<UploadedFile>;
 	waitForJob(jobId: string, options?: WaitForJobOptions): Promise<JobRecord>;
 	handleCallback(request: CallbackRequest): Promise<CallbackOutcome>;
-	/** Looks up a callback batch's jobs in doubt (see BatchProgress), within the deadline. */
-	reconcileBatch(progress: BatchProgress, options?: { deadlineAtMs?: number }): Promise<void>;
+	/** Looks up a callback batch's jobs in doubt (see BatchProgress, CallbackChain), within the deadline. */
+	reconcileBatch(progress: JobsInDoubt, options?: { deadlineAtMs?: number }): Promise<void>;
+	/** Places among the plan's jobs at once that a create would get now, without waiting (this process's view). */
+	freeJobSlots(): number;
 	/** Tells a working key from a bad one, at the cost of one request (docs/api.md#authentication). */
 	testCredentials(options?: { deadlineAtMs?: number }): Promise<CredentialCheck>;
 }
@@ -60,6 +62,7 @@ export function createOmniVideoClient(config: OmniVideoClientConfig): OmniVideoC
 		waitForJob: (jobId, options) => waitForJob(runtime, jobId, options),
 		handleCallback: (request) => handleCallback(runtime, request),
 		reconcileBatch: (progress, options) => reconcileBatch(runtime, progress, options),
+		freeJobSlots: () => runtime.limiter.freeJobSlots(),
 		testCredentials: (options) => checkCredentials(runtime, options),
 	};
 }

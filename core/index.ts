@@ -59,4 +59,5 @@ export { errorFromResponse, errorFromTransportFailure } from './errors/httpError
 export type { CallbackRequest, CallbackOutcome } from './callbacks/callback';
 export { verifyWebhookSignature } from './callbacks/signature';
 export { DeliveryGuard, claimedOutcomeKey } from './callbacks/deliveryGuard';
-export { BatchBook, BatchProgress } from './callbacks/batchProgress';
+export { BatchBook, BatchProgress, type JobsInDoubt } from './callbacks/batchProgress';
+export { CallbackChain, type ChainEntry } from './callbacks/callbackChain';

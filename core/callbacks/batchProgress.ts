@@ -95,13 +95,20 @@ export class BatchProgress {
 	}
 }
 
+/** What reconcileBatch needs of a batch: its jobs in doubt, and where to record what a lookup saw. */
+export interface JobsInDoubt {
+	takeInDoubt(nowMs: number): string[];
+	untake(jobIds: readonly string[]): void;
+	record(job: JobRecord, nowMs: number): unknown;
+}
+
 /**
  * Looks up the batch's jobs in doubt, one after the other as bulk work (a callback's confirmation
  * goes first), stopping at the first that cannot be answered before the deadline.
  */
 export async function reconcileBatch(
 	runtime: ApiRuntime,
-	progress: BatchProgress,
+	progress: JobsInDoubt,
 	options: { deadlineAtMs?: number } = {},
 ): Promise<void> {
 	const taken = progress.takeInDoubt(runtime.clock.now());
@@ -123,12 +130,12 @@ export async function reconcileBatch(
 }
 
 /** Batches this process follows, by a key of the host's (n8n: the execution id). */
-export class BatchBook {
-	private readonly batches = new Map<string, { progress: BatchProgress; openedAtMs: number }>();
+export class BatchBook<Progress = BatchProgress> {
+	private readonly batches = new Map<string, { progress: Progress; openedAtMs: number }>();
 
 	constructor(private readonly keepMs = 26 * 60 * 60 * 1000) {}
 
-	open(key: string, progress: BatchProgress, nowMs: number): BatchProgress {
+	open<Opened extends Progress>(key: string, progress: Opened, nowMs: number): Opened {
 		for (const [other, entry] of this.batches) {
 			if (nowMs - entry.openedAtMs > this.keepMs) this.batches.delete(other);
 		}
@@ -136,7 +143,7 @@ export class BatchBook {
 		return progress;
 	}
 
-	get(key: string): BatchProgress | undefined {
+	get(key: string): Progress | undefined {
 		return this.batches.get(key)?.progress;
 	}
 

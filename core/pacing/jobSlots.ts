@@ -91,6 +91,17 @@ export class JobSlots {
 		return this.active.size;
 	}
 
+	/**
+	 * Places a create would get now without waiting: none while a pause lasts, else the plan's
+	 * places less this process's jobs (and creates in flight) and the places others are known to hold.
+	 */
+	freeNow(): number {
+		const now = this.clock.now();
+		this.prune(now);
+		if (this.blockedUntilMs > now) return 0;
+		return Math.max(0, this.limit - this.active.size - this.othersFreeAtMs.length);
+	}
+
 	acquire(options: SlotTurnOptions = {}): Promise<JobSlot> {
 		const key = options.idempotencyKey;
 		if (key !== undefined && [...this.active].some((job) => job.idempotencyKey === key)) return Promise.resolve(PLACE_HELD);

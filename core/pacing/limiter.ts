@@ -52,6 +52,11 @@ export class RateLimiter {
 		return this.slots.acquire(options);
 	}
 
+	/** Places a create would get now without waiting (see JobSlots.freeNow). */
+	freeJobSlots(): number {
+		return this.slots.freeNow();
+	}
+
 	/** Something in this process now polls the job and will report its end. */
 	watchingJob(jobId: string): void {
 		this.slots.watching(jobId);

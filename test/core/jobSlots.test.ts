@@ -54,3 +54,14 @@ describe('job slots held by jobs nobody here watches', () => {
 		expect(sent.lookups().at(-1)?.response?.body).toMatchObject({ status: 'done' });
 	});
 });
+
+describe('places free now', () => {
+	it('counts the plan’s places less the jobs and creates in flight here, and none during a pause', async () => {
+		const { time, client } = await coreSandbox({ limits: { ...ONE_AT_A_TIME, concurrentJobs: 3 } });
+		expect(client.freeJobSlots()).toBe(3);
+		await time.run(client.generateVideo({ prompt: 'one', ...SMALL }));
+		expect(client.freeJobSlots()).toBe(2);
+		client.runtime.limiter.concurrencyRefused(5_000);
+		expect(client.freeJobSlots()).toBe(0);
+	});
+});

@@ -6,7 +6,8 @@ import { startSandbox } from '../../sandbox';
 import { standardWebhookSignature } from '../../sandbox/signing';
 import { typicalRenderSeconds } from '../../sandbox/renderTimes';
 import { SPEED } from './environment';
-import { DEFAULT_DURATION_SECONDS, DEFAULT_RESOLUTION, type Resolution } from '../../core/types';
+import { DEFAULT_DURATION_SECONDS, DEFAULT_RESOLUTION, PLANS, type Resolution } from '../../core/types';
+import { physicalLimit } from '../../bench/measure';
 import {
 	apiRequestsSince,
 	check,
@@ -177,6 +178,17 @@ export const SCENARIOS: Scenario[] = [
 		name: 'wait-for-callback-many-lookup',
 		async run(context) {
 			return waitForCallback(context, 'wait-for-callback-many-lookup', 5, 'lookup');
+		},
+	},
+	{
+		// issue 20: more items than the plan's jobs at once (Pro: 5). The node parks once its places
+		// are taken and makes the other items' jobs from the callbacks. The evidence gives the wall
+		// time over the plan's limit (target 1.05×); not checked, as earlier checks' requests on the
+		// key may still fill Pro's hour window (200 requests, 6 real minutes here), which the limit
+		// computed for this batch alone does not know.
+		name: 'wait-for-callback-50-items-at-the-plan-limit',
+		async run(context) {
+			return waitForCallback(context, 'wait-for-callback-50-items', 50, 'signed');
 		},
 	},
 	{
@@ -460,10 +472,8 @@ export async function waitForCallback(context: Context, name: string, rows: numb
 			omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'callback', options: onSandboxScale() }, context.credentials[credential]),
 		]),
 	);
-	// The batch fits the plan's free slots: earlier checks' jobs have ended (the node looks up those
-	// it did not watch before it waits for their slots). A batch larger than the free slots parks
-	// only after its last create, and the first callbacks meet n8n's 409 "running already" until
-	// then: the cost measured by test/n8n/waitForCallbackQueue.test.ts and the bench.
+	// Earlier checks' jobs end first, so that the batch starts with the plan's places free (the
+	// node makes as many jobs as get a place at once, then the others from the callbacks).
 	for (const id of context.sandbox.jobs.all.keys()) await waitJobDone(context, id);
 	const from = context.sandbox.journal.length;
 	const started = Date.now();
@@ -488,7 +498,13 @@ export async function waitForCallback(context: Context, name: string, rows: numb
 	const answers = attempts.map((attempt) => attempt.status ?? attempt.error ?? '?').join(',');
 	const refusals = [...new Set(attempts.filter((attempt) => attempt.status !== 200).map((attempt) => `${attempt.status ?? attempt.error}: ${attempt.answer ?? ''}`.slice(0, 120)))];
 	const perJob = requests.length / rows;
-	const evidence = `${rows} item(s), ${credential}: parked=${wasParked}, ${describeRequests(requests)} = ${perJob.toFixed(1)} per job (+${earlierLookups} lookups of earlier checks' jobs holding slots), ${attempts.length} deliveries (${retried} retries; answers ${answers}), resumed ${seconds(resumeDelay)} after the last job ended; ${seconds(Date.now() - started)} in all${refusals.length ? `; refusals: ${refusals.join(' | ')}` : ''}`;
+	// The plan's physical limit for these render times (bench/measure.ts), against the real time
+	// from the first create to the resume; the sandbox runs SPEED times faster than real time.
+	const jobs = jobIds.map((id) => context.sandbox.jobs.all.get(id)).filter((job) => job !== undefined);
+	const limitMs = physicalLimit(jobs.map((job) => job.endsAt - job.createdAt), PLANS.pro).limitMs / SPEED;
+	const firstCreate = Math.min(...jobs.map((job) => realTimeOf(context, new Date(job.createdAt).toISOString())));
+	const wallOverLimit = (Date.parse(finished.stoppedAt ?? '') - firstCreate) / limitMs;
+	const evidence = `${rows} item(s), ${credential}: parked=${wasParked}, ${seconds(Date.parse(finished.stoppedAt ?? '') - firstCreate)} from the first create to the resume = ${wallOverLimit.toFixed(2)}× the plan's limit, ${describeRequests(requests)} = ${perJob.toFixed(2)} per job (+${earlierLookups} lookups of earlier checks' jobs holding slots), ${attempts.length} deliveries (${retried} retries; answers ${answers}), resumed ${seconds(resumeDelay)} after the last job ended; ${seconds(Date.now() - started)} in all${refusals.length ? `; refusals: ${refusals.join(' | ')}` : ''}`;
 	check(wasParked, `the execution was not parked (status ${parked.status}): ${evidence}`);
 	check(finished.status === 'success', `execution ${finished.status}: ${errorOf(finished, 'Generate Video')?.message}; ${evidence}`);
 	check(items.length === rows && items.every((item) => item.json.status === 'done'), `items: ${items.map((item) => String(item.json.status)).join(',')}; ${evidence}`);

@@ -1,4 +1,5 @@
-import { decodeCallbackBatch, encodeCallbackBatch, MAX_CALLBACK_ITEMS } from '../../nodes/OmniVideo/actions/video/callbackBatch';
+import { decodeCallbackBatch, encodeCallbackBatch, pendingKeyCheck, MAX_CALLBACK_ITEMS } from '../../nodes/OmniVideo/actions/video/callbackBatch';
+import { derivedIdempotencyKey } from '../../core';
 
 describe('the parked batch in custom data', () => {
 	const nodeId = '3f1c7a52-9a0e-4d8e-b7a1-2c5e8f0d9b41';
@@ -19,5 +20,13 @@ describe('the parked batch in custom data', () => {
 	it('belongs to the node that parked it', () => {
 		const encoded = encodeCallbackBatch({ nodeId, expectedEndAtMs: 0, entries: entries.slice(0, 2) })!;
 		expect(decodeCallbackBatch(encoded, 'another-node')).toBeUndefined();
+	});
+
+	it('keeps the rows still to make, each with its key check, beside job ids and failures', () => {
+		const mixed = entries.map((entry, i) => (i >= 10 && 'jobId' in entry ? { pendingKey: pendingKeyCheck(derivedIdempotencyKey('run', i)) } : entry));
+		const encoded = encodeCallbackBatch({ nodeId, expectedEndAtMs: 1_800_000_000_000, entries: mixed })!;
+		for (const value of Object.values(encoded)) expect(value.length).toBeLessThanOrEqual(512);
+		expect(decodeCallbackBatch(encoded, nodeId)?.entries).toEqual(mixed);
+		expect(mixed.filter((entry) => 'pendingKey' in entry)).toHaveLength(38);
 	});
 });

@@ -29,11 +29,11 @@ afterAll(async () => {
 });
 
 describe('Wait for Callback with more items than the plan runs at once', () => {
-	// Found by `npm run bench` ((d) on Pro: resumed ~25 min after the last job ended). The node
-	// parks the execution only once its last create is sent, which here waits for earlier jobs to
-	// end; their callbacks reach an execution n8n still runs and are answered 409 (n8n stores a
-	// waiting execution only when execute() returns). The first callback after the park looks those
-	// jobs up instead of waiting for the service's retries (5 s, then 5 min).
+	// Found by `npm run bench` ((d) on Pro: resumed ~25 min after the last job ended): when the
+	// node parked only once its last create was sent, callbacks of jobs ending meanwhile were
+	// answered 409 (n8n stores a waiting execution only when execute() returns). The node now parks
+	// once the plan's places are taken and makes the other rows from the callbacks (see
+	// waitForCallbackChain.test.ts); a job whose callback was refused would be looked up once.
 	it('resumes within 5 s (virtual) of the last job ending, one lookup at most for a job whose callback was refused', async () => {
 		const node = callbackGenerateNode({ options: { expectedRenderSeconds: expectedRenderSeconds('720P', 4) / SPEED } });
 		const prompts = Array.from({ length: 6 }, (_, i) => ({ prompt: `Queued clip ${i}` }));

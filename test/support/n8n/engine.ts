@@ -102,14 +102,19 @@ export function initBinaryData(): Promise<void> {
  * every minute on a timer that would otherwise keep the test process alive for good.
  */
 export function shutdownEngine(): void {
-	// A deep import, as no published one exists: n8n-core's index (1.122) does not export the class,
-	// and the class is the only key to the singleton. n8n's own node test harness stops it the
-	// same way, `Container.get(SSHClientsManager).onShutdown()`, importing from n8n-core's source.
-	const { SSHClientsManager } = createRequire(require.resolve('n8n-core'))(
-		'./execution-engine/ssh-clients-manager',
-	) as typeof import('n8n-core/dist/execution-engine/ssh-clients-manager');
 	Container.get(SSHClientsManager).onShutdown();
 }
+
+/**
+ * A deep import, as no published one exists: n8n-core's index (1.122) does not export the class,
+ * and the class is the only key to the singleton. n8n's own node test harness stops it the same
+ * way, `Container.get(SSHClientsManager).onShutdown()`, importing from n8n-core's source. Loaded
+ * with this module, beside Container: after jest.resetModules() (a restarted n8n, see
+ * N8nTestInstance.reloadPackage) a new load would be another class than the running singleton's.
+ */
+const { SSHClientsManager } = createRequire(require.resolve('n8n-core'))(
+	'./execution-engine/ssh-clients-manager',
+) as typeof import('n8n-core/dist/execution-engine/ssh-clients-manager');
 
 /** The bytes of a binary item, wherever n8n stored them. */
 export async function binaryBytes(binary: IBinaryData): Promise<Buffer> {

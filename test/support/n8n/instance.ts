@@ -24,6 +24,7 @@ import {
 	shutdownEngine,
 	startAt,
 	type EngineContext,
+	type LoadedPackage,
 } from './engine';
 import { TestCredentialsHelper } from './credentialsHelper';
 import { continueWith, resumeDataOf, storedAsN8nDoes } from './parking';
@@ -72,6 +73,9 @@ export class N8nTestInstance {
 	readonly webhookCalls: WebhookCall[] = [];
 	private readonly active: IWorkflowBase[] = [];
 	private nextExecutionId = 1;
+	/** The processes that take calls to waiting executions in turn (see addWebhookProcess). */
+	private readonly webhookProcesses: LoadedPackage[] = [];
+	private nextWebhookProcess = 0;
 
 	private constructor(
 		private readonly engine: EngineContext,
@@ -103,6 +107,31 @@ export class N8nTestInstance {
 
 	get credentials(): Record<string, ICredentialDataDecryptedObject> {
 		return this.engine.credentialsHelper.byType;
+	}
+
+	/**
+	 * n8n restarted, or another process of a queue-mode setup takes the calls: the package is loaded
+	 * again, so that nothing the node kept in memory remains, while the executions stay (n8n keeps
+	 * them in its database). Under Jest, call jest.resetModules() first: loading then makes new
+	 * module instances instead of returning the cached ones.
+	 */
+	async reloadPackage(): Promise<void> {
+		this.engine.pkg = await loadPackage();
+	}
+
+	/**
+	 * Queue mode with several webhook processors behind a load balancer: from now on, calls to
+	 * waiting executions go in turn to the package as loaded so far and to one loaded again (under
+	 * Jest, call jest.resetModules() first), each with its own memory.
+	 */
+	async addWebhookProcess(): Promise<void> {
+		if (this.webhookProcesses.length === 0) this.webhookProcesses.push(this.engine.pkg);
+		this.webhookProcesses.push(await loadPackage());
+	}
+
+	/** Back to one process taking every call (the package as loaded last). */
+	singleWebhookProcess(): void {
+		this.webhookProcesses.length = 0;
 	}
 
 	async stop(): Promise<void> {
@@ -225,8 +254,9 @@ export class N8nTestInstance {
 		if (execution.status !== 'waiting') return void res.status(409).json({ message: `The execution "${executionId}" has finished already.` });
 
 		const { data, lastNode } = resumeDataOf(execution.run!);
-		const workflow = makeWorkflow(this.engine.pkg, execution.workflow);
-		const { description } = webhookOf(this.engine.pkg.nodeTypes, execution.workflow, lastNode, true, req.method ?? 'POST', suffix);
+		const pkg = this.webhookProcesses.length > 0 ? this.webhookProcesses[this.nextWebhookProcess++ % this.webhookProcesses.length] : this.engine.pkg;
+		const workflow = makeWorkflow(pkg, execution.workflow);
+		const { description } = webhookOf(pkg.nodeTypes, execution.workflow, lastNode, true, req.method ?? 'POST', suffix);
 		const { result, extra } = await this.callWebhook(execution, workflow, lastNode, description, req, res, data);
 		answerIfSilent(res, result);
 		if (result.workflowData === undefined) return;

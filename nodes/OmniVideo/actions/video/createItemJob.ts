@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import {
 	validateGenerateInput,
 	type GeneratedJob,
@@ -7,13 +7,130 @@ import {
 } from '../../../../core';
 import { isLocalSandbox, isToolExecution, omniVideoClient } from '../../../shared/n8nHost';
 import { uploadFromBinary } from '../image/upload.operation';
-import { itemJobKey } from './jobKey';
+import { itemJobKey, keyScopeOf, type KeyScope } from './jobKey';
 
 /** One item's job as created, with what the output item needs. */
 export interface CreatedItemJob {
 	created: GeneratedJob;
 	client: OmniVideoClient;
 	extra: IDataObject;
+}
+
+/** Reads one parameter of one item (getNodeParameter(name, itemIndex, fallback) in execute()). */
+export type ParameterReader = (name: string, itemIndex: number, fallback?: unknown) => unknown;
+
+/** One item's create as read from its parameters and checked, before anything is sent. */
+export interface ItemJobPlan {
+	itemIndex: number;
+	source: string;
+	/** The create's input; a binary source's image URL is only known after its upload. */
+	input: GenerateVideoInput;
+	binaryPropertyName?: string;
+	reuseHours: number;
+	retryFailed: boolean;
+	expectedMs: number;
+	/** The callback URL is the execution's resume URL (Wait for Callback): it is not part of the key. */
+	resumeUrlAsCallback: boolean;
+	scope: KeyScope;
+}
+
+/** Reads the item's fields and checks everything but a binary source's upload (throws if wrong). */
+export function planItemJob(
+	read: ParameterReader,
+	itemIndex: number,
+	scope: KeyScope,
+	options: { callbackUrl?: string; allowInsecureLoopbackCallback: boolean },
+): ItemJobPlan {
+	const source = read('source', itemIndex) as string;
+	const itemOptions = (read('options', itemIndex, {}) ?? {}) as IDataObject;
+	const input: GenerateVideoInput = {
+		prompt: read('prompt', itemIndex) as string,
+		resolution: read('resolution', itemIndex) as string,
+		duration: read('duration', itemIndex) as number,
+		callbackUrl: options.callbackUrl ?? ((itemOptions.callbackUrl as string) || undefined),
+	};
+	if (source === 'imageUrl') input.imageUrl = read('imageUrl', itemIndex) as string;
+	if (source === 'videoUrl') input.videoUrl = read('videoUrl', itemIndex) as string;
+	const binary = source === 'binaryImage';
+	// Check everything but the upload before spending a request on it.
+	validateGenerateInput(binary ? { ...input, imageUrl: 'https://upload.pending/image' } : input, {
+		allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback,
+	});
+	return {
+		itemIndex,
+		source,
+		input,
+		binaryPropertyName: binary ? (read('binaryPropertyName', itemIndex) as string) : undefined,
+		reuseHours: Number(itemOptions.reuseHours) || 0,
+		retryFailed: itemOptions.retryFailedJobs === true,
+		expectedMs: (Number(itemOptions.expectedRenderSeconds) || 0) * 1000,
+		resumeUrlAsCallback: options.callbackUrl !== undefined,
+		scope,
+	};
+}
+
+/** The plan's idempotency key. Same run (or a retry of it), same item, same input → same key. */
+export function planKey(plan: ItemJobPlan): string {
+	return itemJobKey(plan.scope, plan.itemIndex, plan.input, { reuseHours: plan.reuseHours, resumeUrlAsCallback: plan.resumeUrlAsCallback });
+}
+
+/**
+ * Creates a planned item's job once (its image uploaded first by the caller). `callbackUrl`
+ * replaces the plan's own where the callback must say more (which row), without changing the key.
+ */
+export async function sendItemJob(
+	client: OmniVideoClient,
+	plan: ItemJobPlan,
+	options: { signal?: AbortSignal; allowInsecureLoopbackCallback: boolean; watched: boolean; callbackUrl?: string },
+): Promise<{ created: GeneratedJob; extra: IDataObject }> {
+	const created = await client.generateVideo(
+		{ ...plan.input, callbackUrl: options.callbackUrl ?? plan.input.callbackUrl },
+		{
+			idempotencyKey: planKey(plan),
+			reuse: { retryFailed: plan.retryFailed, maxAgeMs: plan.reuseHours > 0 ? plan.reuseHours * 3_600_000 : undefined },
+			signal: options.signal,
+			allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback,
+			expectedMs: plan.expectedMs,
+			watched: options.watched,
+		},
+	);
+	const extra: IDataObject = { mode: created.mode, idempotencyKey: created.idempotencyKey, submittedAt: new Date().toISOString() };
+	// Said only when it happens: this item's job was made by an earlier run (and paid for then).
+	if (created.replayed) extra.reused = true;
+	if (created.replacedJobIds.length > 0) extra.madeAgainAfter = created.replacedJobIds;
+	return { created, extra };
+}
+
+/** The reader execute() uses: n8n's getNodeParameter for the item. */
+export function executeParameterReader(context: IExecuteFunctions): ParameterReader {
+	return (name, itemIndex, fallback) => context.getNodeParameter(name, itemIndex, fallback);
+}
+
+/**
+ * The reader a waiting execution's webhook() uses for any item. n8n builds the webhook's context
+ * over the parked execution, whose node stack still holds this node's input items
+ * (n8n-core WebhookContext: `connectionInputData = nodeExecutionStack[0].data.main[0]`, n8n 1.x
+ * and 2.x), but IWebhookFunctions.getNodeParameter reads item 0 only. The contexts' common base
+ * resolves any item with `_getNodeParameter(name, itemIndex, fallback)`, the very code
+ * getNodeParameter(name, itemIndex) runs in execute(); where a version lacks it, each raw value
+ * is resolved with evaluateExpression(expression, itemIndex), which IWebhookFunctions offers.
+ * The caller checks the result against the key execute() noted, so a difference never makes a
+ * job from other values than execute() read.
+ */
+export function webhookParameterReader(context: IWebhookFunctions): ParameterReader {
+	// A protected member of n8n-core's NodeExecutionContext (not in n8n-workflow's types).
+	const internal = context as unknown as { _getNodeParameter?: (name: string, itemIndex: number, fallback?: unknown) => unknown };
+	const resolveItem = internal._getNodeParameter;
+	if (typeof resolveItem === 'function') return (name, itemIndex, fallback) => resolveItem.call(context, name, itemIndex, fallback);
+	const resolveRaw = (raw: unknown, itemIndex: number): unknown => {
+		if (typeof raw === 'string' && raw.startsWith('=')) return context.evaluateExpression(raw.slice(1), itemIndex);
+		if (Array.isArray(raw)) return raw.map((value) => resolveRaw(value, itemIndex));
+		if (raw && typeof raw === 'object') {
+			return Object.fromEntries(Object.entries(raw as IDataObject).map(([key, value]) => [key, resolveRaw(value, itemIndex)]));
+		}
+		return raw;
+	};
+	return (name, itemIndex, fallback) => resolveRaw(context.getNodeParameter(name, fallback, { rawExpressions: true }), itemIndex);
 }
 
 /** Reads the item's fields, uploads a binary source first, and creates its job once. */
@@ -23,40 +140,32 @@ export async function createItemJob(
 	overrides: { callbackUrl?: string; watched?: boolean } = {},
 ): Promise<CreatedItemJob> {
 	const { client, baseUrl } = await omniVideoClient(this);
-	const source = this.getNodeParameter('source', itemIndex) as string;
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const input: GenerateVideoInput = {
-		prompt: this.getNodeParameter('prompt', itemIndex) as string,
-		resolution: this.getNodeParameter('resolution', itemIndex) as string,
-		duration: this.getNodeParameter('duration', itemIndex) as number,
-		callbackUrl: overrides.callbackUrl ?? ((options.callbackUrl as string) || undefined),
-	};
-	if (source === 'imageUrl') input.imageUrl = this.getNodeParameter('imageUrl', itemIndex) as string;
-	if (source === 'videoUrl') input.videoUrl = this.getNodeParameter('videoUrl', itemIndex) as string;
-	// Check everything but the upload before spending a request on it.
-	if (source === 'binaryImage') {
-		validateGenerateInput(
-			{ ...input, imageUrl: 'https://upload.pending/image' },
-			{ allowInsecureLoopbackCallback: isLocalSandbox(baseUrl) },
-		);
-		input.imageUrl = (await uploadFromBinary.call(this, client, itemIndex, this.getNodeParameter('binaryPropertyName', itemIndex) as string)).fileUrl;
+	const allowInsecureLoopbackCallback = isLocalSandbox(baseUrl);
+	const plan = planItemJob(executeParameterReader(this), itemIndex, keyScopeOf(this), {
+		callbackUrl: overrides.callbackUrl,
+		allowInsecureLoopbackCallback,
+	});
+	return { client, ...(await sendPlanned.call(this, client, plan, overrides.watched)) };
+}
+
+/** Uploads a planned item's binary source, if any, then creates its job (execute() only). */
+export async function sendPlanned(
+	this: IExecuteFunctions,
+	client: OmniVideoClient,
+	plan: ItemJobPlan,
+	watchedOverride?: boolean,
+	callbackUrl?: string,
+): Promise<{ created: GeneratedJob; extra: IDataObject }> {
+	if (plan.binaryPropertyName !== undefined) {
+		const uploaded = await uploadFromBinary.call(this, client, plan.itemIndex, plan.binaryPropertyName);
+		plan = { ...plan, input: { ...plan.input, imageUrl: uploaded.fileUrl } };
 	}
-	// Same run (or a retry of it), same item, same input → same key: the job made before comes back.
-	const reuseHours = Number(options.reuseHours) || 0;
-	const idempotencyKey = itemJobKey(this, itemIndex, input, { reuseHours, resumeUrlAsCallback: overrides.callbackUrl !== undefined });
-	const created = await client.generateVideo(input, {
-		idempotencyKey,
-		reuse: { retryFailed: options.retryFailedJobs === true, maxAgeMs: reuseHours > 0 ? reuseHours * 3_600_000 : undefined },
+	return await sendItemJob(client, plan, {
 		signal: this.getExecutionCancelSignal(),
-		allowInsecureLoopbackCallback: isLocalSandbox(baseUrl),
-		expectedMs: (Number(options.expectedRenderSeconds) || 0) * 1000,
+		allowInsecureLoopbackCallback: isLocalSandbox(client.runtime.baseUrl),
 		// A polled job is seen ending here, so it keeps its place among the plan's jobs at once
 		// until then; a job left to a callback may end unseen (n8n refuses callbacks until parked).
-		watched: overrides.watched ?? (this.getNodeParameter('waitMode', 0) === 'poll' || isToolExecution(this)),
+		watched: watchedOverride ?? (this.getNodeParameter('waitMode', 0) === 'poll' || isToolExecution(this)),
+		callbackUrl,
 	});
-	const extra: IDataObject = { mode: created.mode, idempotencyKey: created.idempotencyKey, submittedAt: new Date().toISOString() };
-	// Said only when it happens: this item's job was made by an earlier run (and paid for then).
-	if (created.replayed) extra.reused = true;
-	if (created.replacedJobIds.length > 0) extra.madeAgainAfter = created.replacedJobIds;
-	return { created, client, extra };
 }

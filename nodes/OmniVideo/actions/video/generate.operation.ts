@@ -107,7 +107,7 @@ const properties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'The execution pauses until Omni Video calls this workflow back, so n8n must be reachable from the internet over HTTPS (set WEBHOOK_URL). All items\' jobs are created, then the node resumes once every job has ended; a failed job gives an item with status "failed". If n8n\'s resume URL is not a public https:// address (localhost, a private network, plain http), the node waits by polling instead and says why in each item (waitedBy: "polling", callbackSkipped).',
+			'The execution pauses until Omni Video calls this workflow back, so n8n must be reachable from the internet over HTTPS (set WEBHOOK_URL). As many items\' jobs as your plan runs at once are created and the execution pauses; each job that ends makes the next item\'s job, and the node resumes once every item\'s job has ended, one item per input item; a failed job gives an item with status "failed". If n8n\'s resume URL is not a public https:// address (localhost, a private network, plain http), the node waits by polling instead and says why in each item (waitedBy: "polling", callbackSkipped).',
 		name: 'callbackNotice',
 		type: 'notice',
 		default: '',
@@ -127,7 +127,7 @@ const properties: INodeProperties[] = [
 		name: 'callbackTimeoutMinutes',
 		type: 'number',
 		default: 60,
-		description: 'If no callback has come by then, the workflow goes on with this node\'s input items unchanged (like the Wait node); the job IDs are in the execution\'s custom data',
+		description: 'If the jobs have not all ended by then, the workflow goes on with this node\'s input items unchanged (like the Wait node) and no further job is made; the IDs of the jobs made before the pause are in the execution\'s custom data',
 		typeOptions: { minValue: 1 },
 		displayOptions: { show: { waitMode: ['callback'] } },
 	},
@@ -187,7 +187,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['video'], operation: ['generate'] } }, properties);
 
 /**
- * Generate Video: Wait for Callback parks the whole batch (see waitForCallback.ts); Don't Wait and
+ * Generate Video: Wait for Callback parks the batch, making its rows as jobs end (see waitForCallback.ts); Don't Wait and
  * Poll run every item at once. As an AI agent's tool, whose call must answer in one go, Wait for
  * Callback polls instead of parking.
  */

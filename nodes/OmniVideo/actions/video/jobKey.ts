@@ -35,6 +35,28 @@ export function isRetryRun(context: IExecuteFunctions): boolean {
 	return runOrigin(context) !== context.getExecutionId();
 }
 
+/** What, besides the item and its input, names an item's job (see itemJobKey). */
+export interface KeyScope {
+	/** The execution whose jobs this run may return (runOrigin). */
+	origin: string;
+	nodeId: string;
+	workflowId: string;
+}
+
+/** This run's key scope; notes the run's origin in custom data when this is a first run. */
+export function keyScopeOf(context: IExecuteFunctions): KeyScope {
+	return { origin: runOrigin(context), nodeId: context.getNode().id, workflowId: context.getWorkflow().id ?? '' };
+}
+
+/**
+ * The scope read back from a parked execution's custom data (a callback's webhook()): the origin
+ * noted by execute(), or the execution itself when n8n dropped the note (10 keys at most).
+ */
+export function parkedKeyScope(customData: Record<string, unknown>, executionId: string, nodeId: string, workflowId: string): KeyScope {
+	const noted = customData[RUN_OF];
+	return { origin: typeof noted === 'string' && noted !== '' ? noted : executionId, nodeId, workflowId };
+}
+
 /**
  * The idempotency key of one item's job. By default: the run it belongs to (runOrigin), the node,
  * the item and its input, so that every way n8n runs this node again for the same execution gets
@@ -43,13 +65,12 @@ export function isRetryRun(context: IExecuteFunctions): boolean {
  * gets it. Wait for Callback's resume URL names the execution, so it is not part of the key.
  */
 export function itemJobKey(
-	context: IExecuteFunctions,
+	scope: KeyScope,
 	itemIndex: number,
 	input: GenerateVideoInput,
 	options: { reuseHours: number; resumeUrlAsCallback: boolean },
 ): string {
 	const keyed = options.resumeUrlAsCallback ? { ...input, callbackUrl: 'resume-url' } : input;
-	const node = context.getNode().id;
-	if (options.reuseHours > 0) return derivedIdempotencyKey('same-input', context.getWorkflow().id ?? '', node, canonicalJson(keyed));
-	return derivedIdempotencyKey(runOrigin(context), node, itemIndex, canonicalJson(keyed));
+	if (options.reuseHours > 0) return derivedIdempotencyKey('same-input', scope.workflowId, scope.nodeId, canonicalJson(keyed));
+	return derivedIdempotencyKey(scope.origin, scope.nodeId, itemIndex, canonicalJson(keyed));
 }

@@ -1,0 +1,265 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
+import type { IRun } from 'n8n-workflow';
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { expectedRenderSeconds } from '../../core/pacing/estimate';
+import { physicalLimit } from '../../bench/measure';
+import { N8nTestInstance, type Execution } from '../support/n8n/instance';
+import { workflowOf } from '../support/n8n/engine';
+import { callbackGenerateNode, itemsOf, outputOf, spedUpPlan } from '../support/n8n/workflows';
+
+/*
+ * Wait for Callback with more rows than the plan runs at once, on n8n's engine: the node parks as
+ * soon as the plan's free places are taken, and each job that ends makes the next row's job from
+ * its callback. Counts come from the sandbox's journal and job store.
+ */
+
+const SPEED = 40;
+const TWO_AT_ONCE = { requestsPerMinute: 30, requestsPerHour: 200, concurrentJobs: 2 };
+
+let sandbox: Sandbox;
+let n8n: N8nTestInstance;
+
+beforeAll(async () => {
+	sandbox = await startSandbox({
+		port: 0,
+		speed: SPEED,
+		insecureCallbacks: true,
+		renderTimes: { seed: 7, spread: 0.25 },
+		accounts: [{ id: 'acct_two', plan: TWO_AT_ONCE, balance: 100_000 }],
+		keys: [{ key: 'omni_test_two', account: 'acct_two' }],
+	});
+	n8n = await N8nTestInstance.start({
+		omniVideoApi: { apiKey: 'omni_test_two', baseUrl: sandbox.url, ...spedUpPlan(TWO_AT_ONCE, SPEED), webhookSecret: sandbox.webhookSecret },
+	});
+});
+afterAll(async () => {
+	await n8n.stop();
+	await sandbox.close();
+});
+
+const node = () => callbackGenerateNode({ options: { expectedRenderSeconds: expectedRenderSeconds('720P', 4) / SPEED } });
+
+async function finishedWithin(execution: Execution, realMs: number): Promise<IRun> {
+	let timer: NodeJS.Timeout | undefined;
+	const timeout = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`execution ${execution.id} still ${execution.status} after ${realMs} ms`)), realMs);
+	});
+	try {
+		return await Promise.race([execution.finished, timeout]);
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+/** The sandbox's jobs and API requests since `since` (an index into its journal). */
+function batchFigures(journalFrom: number, prompts: string[]) {
+	const jobs = [...sandbox.jobs.all.values()].filter((job) => prompts.includes(job.body.prompt)).sort((a, b) => a.createdAt - b.createdAt);
+	const api = sandbox.journal.slice(journalFrom).filter((entry) => entry.path.startsWith('/api/'));
+	const creates = api.filter((entry) => entry.method === 'POST' && entry.path === '/api/v1/generate');
+	return { jobs, api, creates };
+}
+
+async function waitUntil(condition: () => boolean, realMs: number): Promise<void> {
+	const until = Date.now() + realMs;
+	while (!condition()) {
+		if (Date.now() > until) throw new Error('condition not met in time');
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+}
+
+describe('Wait for Callback with more rows than the plan runs at once', () => {
+	it('parks after the plan’s places are taken, makes the rest from the callbacks: within 1.1× the plan’s limit at ≤ 1.1 requests a job', async () => {
+		const prompts = Array.from({ length: 12 }, (_, i) => `Chained clip ${i}`);
+		const journalFrom = sandbox.journal.length;
+		const startedAt = sandbox.clock.now();
+		const execution = await n8n.execute(workflowOf([node()], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+
+		// Parked with the plan's two places taken; the other rows wait for a place.
+		expect(execution.status).toBe('waiting');
+		const parked = outputOf(execution.run!, 'Generate');
+		expect(parked.map((item) => item.json.status)).toEqual(['queued', 'queued', ...Array(10).fill('waitingForPlace')]);
+		expect(batchFigures(journalFrom, prompts).jobs).toHaveLength(2);
+
+		const run = await finishedWithin(execution, 30_000);
+		const resumedAt = sandbox.clock.now();
+		const items = outputOf(run, 'Generate');
+		expect(items.map((item) => item.json.status)).toEqual(Array(12).fill('done'));
+		expect(items.map((item) => item.pairedItem)).toEqual(prompts.map((_, item) => ({ item })));
+		const { jobs, api, creates } = batchFigures(journalFrom, prompts);
+		// One job a row, in row order, each item the job of its own row.
+		expect(jobs.map((job) => job.body.prompt)).toEqual(prompts);
+		expect(items.map((item) => item.json.jobId)).toEqual(jobs.map((job) => job.id));
+		// Rows made from a callback name their row in the callback URL (for a process that did not make them).
+		expect(jobs.slice(2).every((job) => /[?&]omniVideoRow=\d+$/.test(String(job.body.callbackUrl)))).toBe(true);
+		expect(creates).toHaveLength(12);
+		expect(api.length / 12).toBeLessThanOrEqual(1.1);
+		const limit = physicalLimit(
+			jobs.map((job) => job.endsAt - job.createdAt),
+			TWO_AT_ONCE,
+		);
+		expect((resumedAt - startedAt) / limit.limitMs).toBeLessThanOrEqual(1.1);
+		// Every callback answered 200, exactly one resumed the execution.
+		const calls = n8n.webhookCalls.filter((call) => call.path === `/webhook-waiting/${execution.id}`);
+		expect(calls.every((call) => call.status === 200)).toBe(true);
+		expect(calls.filter((call) => call.executionId === execution.id)).toHaveLength(1);
+	}, 60_000);
+
+	it('parked while other work held a place, it takes that place too once it is free', async () => {
+		const { omniVideoNode } = await import('../support/n8n/workflows');
+		const other = omniVideoNode('Other', { resource: 'video', operation: 'generate', prompt: 'Another workflow’s clip', resolution: '720P', duration: 4, waitMode: 'dontWait', options: { expectedRenderSeconds: expectedRenderSeconds('720P', 4) / SPEED } });
+		await finishedWithin(await n8n.execute(workflowOf([other], {}), 'Other'), 10_000);
+		const prompts = Array.from({ length: 6 }, (_, i) => `Late lane clip ${i}`);
+		const execution = await n8n.execute(workflowOf([node()], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+		// One place was held by the other workflow's job: the batch parked with one job.
+		expect(outputOf(execution.run!, 'Generate').filter((item) => item.json.status === 'queued')).toHaveLength(1);
+		const run = await finishedWithin(execution, 40_000);
+		expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(Array(6).fill('done'));
+		// Two of the batch's jobs rendered at once at some point: it did not stay on one place.
+		const jobs = [...sandbox.jobs.all.values()].filter((job) => prompts.includes(job.body.prompt));
+		const overlapping = jobs.some((a) => jobs.some((b) => a !== b && a.createdAt < b.endsAt && b.createdAt < a.endsAt));
+		expect(overlapping).toBe(true);
+	}, 60_000);
+
+	it('a callback delivered twice frees one place: no job is made twice and no create is sent twice', async () => {
+		const prompts = Array.from({ length: 8 }, (_, i) => `Twice-called clip ${i} [sandbox:callback-duplicate]`);
+		const journalFrom = sandbox.journal.length;
+		const execution = await n8n.execute(workflowOf([node()], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+		const run = await finishedWithin(execution, 30_000);
+		expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(Array(8).fill('done'));
+		const { jobs, creates, api } = batchFigures(journalFrom, prompts);
+		expect(jobs.map((job) => job.body.prompt)).toEqual(prompts);
+		expect(creates).toHaveLength(8);
+		expect(api.length / 8).toBeLessThanOrEqual(1.1);
+		// Both copies of each callback came (one of the last may come after the resume: 409).
+		const calls = n8n.webhookCalls.filter((call) => call.path === `/webhook-waiting/${execution.id}`);
+		expect(calls.length).toBeGreaterThanOrEqual(15);
+		expect(calls.filter((call) => call.executionId === execution.id)).toHaveLength(1);
+	}, 60_000);
+
+	it('with Continue On Fail, a row that cannot be made is an error item in its place; the others are made', async () => {
+		const prompts = ['Fine clip 0', '', 'Fine clip 2', 'Fine clip 3', 'Fine clip 4'];
+		const journalFrom = sandbox.journal.length;
+		const execution = await n8n.execute(
+			workflowOf([{ ...node(), onError: 'continueRegularOutput' }], {}),
+			'Generate',
+			itemsOf(...prompts.map((prompt) => ({ prompt }))),
+		);
+		const run = await finishedWithin(execution, 30_000);
+		const items = outputOf(run, 'Generate');
+		expect(items.map((item) => item.json.status ?? 'error')).toEqual(['done', 'error', 'done', 'done', 'done']);
+		expect(items[1].json.error).toEqual(expect.any(String));
+		expect(items.map((item) => item.pairedItem)).toEqual(prompts.map((_, item) => ({ item })));
+		expect(batchFigures(journalFrom, prompts).creates).toHaveLength(4);
+	}, 60_000);
+
+	describe('a callback reaching a process that holds nothing of the batch (a restart, queue mode)', () => {
+		afterEach(async () => {
+			// Back to one process for the tests that follow, as loaded after a restart.
+			jest.resetModules();
+			await n8n.reloadPackage();
+			n8n.singleWebhookProcess();
+		});
+
+		it('every callback after the park: the rows are read back from the parked execution, each made once', async () => {
+			const prompts = Array.from({ length: 8 }, (_, i) => `Restarted clip ${i}`);
+			const journalFrom = sandbox.journal.length;
+			const execution = await n8n.execute(workflowOf([node()], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+			expect(execution.status).toBe('waiting');
+			// n8n restarts before the first callback: nothing in memory, only the stored execution.
+			jest.resetModules();
+			await n8n.reloadPackage();
+			const run = await finishedWithin(execution, 40_000);
+			const items = outputOf(run, 'Generate');
+			expect(items.map((item) => item.json.status)).toEqual(Array(8).fill('done'));
+			const { jobs, creates, api } = batchFigures(journalFrom, prompts);
+			expect(jobs.map((job) => job.body.prompt)).toEqual(prompts);
+			expect(items.map((item) => item.json.jobId)).toEqual(jobs.map((job) => job.id));
+			expect(creates).toHaveLength(8);
+			expect(api.length / 8).toBeLessThanOrEqual(1.1);
+		}, 60_000);
+
+		it('a row that reads back differently (an expression on the time) is not made: its item says why', async () => {
+			const prompts = Array.from({ length: 4 }, (_, i) => `Timed clip ${i}`);
+			const journalFrom = sandbox.journal.length;
+			const timed = callbackGenerateNode({
+				prompt: '={{ $json.prompt }} at {{ $now.toMillis() }}',
+				options: { expectedRenderSeconds: expectedRenderSeconds('720P', 4) / SPEED },
+			});
+			const execution = await n8n.execute(workflowOf([timed], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+			jest.resetModules();
+			await n8n.reloadPackage();
+			const run = await finishedWithin(execution, 40_000);
+			const items = outputOf(run, 'Generate');
+			// The rows made before the park rendered; the others were read back with another time.
+			expect(items.slice(0, 2).map((item) => item.json.status)).toEqual(['done', 'done']);
+			for (const item of items.slice(2)) expect(String(item.json.error)).toMatch(/read back differently/);
+			expect(batchFigures(journalFrom, []).creates).toHaveLength(2);
+		}, 60_000);
+
+		it('callbacks spread over two webhook processes: every row made once, one resume', async () => {
+			const prompts = Array.from({ length: 10 }, (_, i) => `Two processes clip ${i}`);
+			const journalFrom = sandbox.journal.length;
+			const execution = await n8n.execute(workflowOf([node()], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+			// The process that parked takes every other callback; a second one, holding nothing, the others.
+			jest.resetModules();
+			await n8n.addWebhookProcess();
+			const run = await finishedWithin(execution, 40_000);
+			const items = outputOf(run, 'Generate');
+			expect(items.map((item) => item.json.status)).toEqual(Array(10).fill('done'));
+			const { jobs, api } = batchFigures(journalFrom, prompts);
+			expect(jobs.map((job) => job.body.prompt)).toEqual(prompts);
+			expect(items.map((item) => item.json.jobId)).toEqual(jobs.map((job) => job.id));
+			const calls = n8n.webhookCalls.filter((call) => call.path === `/webhook-waiting/${execution.id}`);
+			expect(calls.filter((call) => call.executionId === execution.id)).toHaveLength(1);
+			// Once a process sees a row it did not make, it looks up at each callback every job it has
+			// not seen end (any callback may be the last): correct, and dearer (3.8 a job measured).
+			expect(api.length / 10).toBeLessThanOrEqual(5);
+		}, 60_000);
+
+		it('a restart in the middle: rows made before it are found again by their key, none made twice', async () => {
+			const prompts = Array.from({ length: 8 }, (_, i) => `Mid-restart clip ${i}`);
+			const journalFrom = sandbox.journal.length;
+			const execution = await n8n.execute(workflowOf([node()], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+			// Two rows made from callbacks before the restart.
+			await waitUntil(() => batchFigures(journalFrom, prompts).jobs.length >= 4, 20_000);
+			jest.resetModules();
+			await n8n.reloadPackage();
+			const run = await finishedWithin(execution, 40_000);
+			const items = outputOf(run, 'Generate');
+			expect(items.map((item) => item.json.status)).toEqual(Array(8).fill('done'));
+			const { jobs } = batchFigures(journalFrom, prompts);
+			expect(jobs.map((job) => job.body.prompt)).toEqual(prompts);
+			expect(items.map((item) => item.json.jobId)).toEqual(jobs.map((job) => job.id));
+			const calls = n8n.webhookCalls.filter((call) => call.path === `/webhook-waiting/${execution.id}`);
+			expect(calls.filter((call) => call.executionId === execution.id)).toHaveLength(1);
+		}, 60_000);
+	});
+});
+
+describe('reading a row back in webhook()', () => {
+	it('gives the same values through n8n’s per-item resolution and through evaluateExpression (versions without it)', async () => {
+		const { loadPackage, makeWorkflow } = await import('../support/n8n/engine');
+		const { WebhookContext } = await import('n8n-core');
+		const { createRunExecutionData } = await import('n8n-workflow');
+		const { webhookParameterReader } = await import('../../nodes/OmniVideo/actions/video/createItemJob');
+		const pkg = await loadPackage();
+		const generate = callbackGenerateNode({ duration: '={{ $json.seconds }}', options: { expectedRenderSeconds: '={{ $json.seconds * 10 }}' } });
+		const workflow = makeWorkflow(pkg, workflowOf([generate], {}));
+		const node = workflow.getNode('Generate')!;
+		const input = itemsOf({ prompt: 'first', seconds: 4 }, { prompt: 'second', seconds: 8 });
+		// A parked execution as n8n reads it back: this node on the stack with its input items.
+		const parked = createRunExecutionData({ executionData: { nodeExecutionStack: [{ node, data: { main: [input] }, source: null }] } });
+		const context = new WebhookContext(workflow, node, { executionId: '1' } as never, 'manual', {} as never, [], parked);
+		const perItem = webhookParameterReader(context);
+		// A context with IWebhookFunctions' public methods only (no per-item resolution).
+		const publicOnly = {
+			getNodeParameter: context.getNodeParameter.bind(context),
+			evaluateExpression: context.evaluateExpression.bind(context),
+		} as unknown as typeof context;
+		const byExpression = webhookParameterReader(publicOnly);
+		for (const read of [perItem, byExpression]) {
+			expect([read('prompt', 1), read('duration', 1), read('resolution', 1), read('source', 1)]).toEqual(['second', 8, '720P', 'none']);
+			expect(read('options', 0, {})).toEqual({ expectedRenderSeconds: 40 });
+		}
+	});
+});
