@@ -182,10 +182,9 @@ export const SCENARIOS: Scenario[] = [
 	},
 	{
 		// issue 20: more items than the plan's jobs at once (Pro: 5). The node parks once its places
-		// are taken and makes the other items' jobs from the callbacks. The evidence gives the wall
-		// time over the plan's limit (target 1.05×); not checked, as earlier checks' requests on the
-		// key may still fill Pro's hour window (200 requests, 6 real minutes here), which the limit
-		// computed for this batch alone does not know.
+		// are taken and makes the other items' jobs from the callbacks: within 1.1× the plan's limit
+		// (measured 1.00×) at 1 request a job. The checks before it spend about 25 of Pro's 200
+		// requests an hour (6 real minutes here), so the hour window does not hold it up.
 		name: 'wait-for-callback-50-items-at-the-plan-limit',
 		async run(context) {
 			return waitForCallback(context, 'wait-for-callback-50-items', 50, 'signed');
@@ -511,5 +510,8 @@ export async function waitForCallback(context: Context, name: string, rows: numb
 	check(perJob <= (credential === 'signed' ? 1 : 2), `too many requests per job: ${evidence}`);
 	check(retried === 0, `callbacks were not answered at the first delivery: ${evidence}`);
 	check(resumeDelay <= 10_000, `resumed too late: ${evidence}`);
+	// A batch larger than the plan's places keeps them busy (issue 20's target 1.05×; the margin is
+	// for a loaded machine, where n8n's own latency is a larger share of renders sped up 10×).
+	check(rows <= PLANS.pro.concurrentJobs || wallOverLimit <= 1.1, `slower than 1.1× the plan's limit: ${evidence}`);
 	return evidence;
 }
