@@ -190,7 +190,7 @@ export class CallbackChain {
 	/**
 	 * Jobs worth a lookup now; none while callbacks arrive where they should. A job made elsewhere
 	 * (before a restart, on another process) and not seen ended here is looked up once every row is
-	 * made: its callback may have gone to that other process. Any job is looked up when late.
+	 * made: its callback may have gone to that other process; any job is looked up when late.
 	 */
 	takeInDoubt(nowMs: number): string[] {
 		const tail = !this.rows.some((row) => row.state === 'pending' || row.state === 'claimed');

@@ -1,11 +1,12 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
 import type { IRun } from 'n8n-workflow';
-import { startSandbox, type Sandbox } from '../../sandbox';
+import type { Sandbox } from '../../sandbox';
 import { expectedRenderSeconds } from '../../core/pacing/estimate';
 import { physicalLimit } from '../../bench/measure';
-import { N8nTestInstance, type Execution } from '../support/n8n/instance';
+import { startTwoPlaces, TWO_AT_ONCE, TWO_PLACES_SPEED } from '../support/n8n/twoPlaces';
+import type { N8nTestInstance, Execution } from '../support/n8n/instance';
 import { workflowOf } from '../support/n8n/engine';
-import { callbackGenerateNode, itemsOf, outputOf, spedUpPlan } from '../support/n8n/workflows';
+import { callbackGenerateNode, itemsOf, outputOf } from '../support/n8n/workflows';
 
 /*
  * Wait for Callback with more rows than the plan runs at once, on n8n's engine: the node parks as
@@ -13,24 +14,13 @@ import { callbackGenerateNode, itemsOf, outputOf, spedUpPlan } from '../support/
  * its callback. Counts come from the sandbox's journal and job store.
  */
 
-const SPEED = 40;
-const TWO_AT_ONCE = { requestsPerMinute: 30, requestsPerHour: 200, concurrentJobs: 2 };
+const SPEED = TWO_PLACES_SPEED;
 
 let sandbox: Sandbox;
 let n8n: N8nTestInstance;
 
 beforeAll(async () => {
-	sandbox = await startSandbox({
-		port: 0,
-		speed: SPEED,
-		insecureCallbacks: true,
-		renderTimes: { seed: 7, spread: 0.25 },
-		accounts: [{ id: 'acct_two', plan: TWO_AT_ONCE, balance: 100_000 }],
-		keys: [{ key: 'omni_test_two', account: 'acct_two' }],
-	});
-	n8n = await N8nTestInstance.start({
-		omniVideoApi: { apiKey: 'omni_test_two', baseUrl: sandbox.url, ...spedUpPlan(TWO_AT_ONCE, SPEED), webhookSecret: sandbox.webhookSecret },
-	});
+	({ sandbox, n8n } = await startTwoPlaces({ seed: 7, spread: 0.25 }));
 });
 afterAll(async () => {
 	await n8n.stop();

@@ -1,27 +1,18 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
-import { startSandbox, type Sandbox } from '../../sandbox';
+import type { Sandbox } from '../../sandbox';
 import { expectedRenderSeconds } from '../../core/pacing/estimate';
-import { N8nTestInstance } from '../support/n8n/instance';
+import { startTwoPlaces, TWO_PLACES_SPEED } from '../support/n8n/twoPlaces';
+import type { N8nTestInstance } from '../support/n8n/instance';
 import { workflowOf } from '../support/n8n/engine';
-import { callbackGenerateNode, itemsOf, outputOf, spedUpPlan } from '../support/n8n/workflows';
+import { callbackGenerateNode, itemsOf, outputOf } from '../support/n8n/workflows';
 
-const SPEED = 40;
-const TWO_AT_ONCE = { requestsPerMinute: 30, requestsPerHour: 200, concurrentJobs: 2 };
+const SPEED = TWO_PLACES_SPEED;
 
 let sandbox: Sandbox;
 let n8n: N8nTestInstance;
 
 beforeAll(async () => {
-	sandbox = await startSandbox({
-		port: 0,
-		speed: SPEED,
-		insecureCallbacks: true,
-		accounts: [{ id: 'acct_two', plan: TWO_AT_ONCE, balance: 100_000 }],
-		keys: [{ key: 'omni_test_two', account: 'acct_two' }],
-	});
-	n8n = await N8nTestInstance.start({
-		omniVideoApi: { apiKey: 'omni_test_two', baseUrl: sandbox.url, ...spedUpPlan(TWO_AT_ONCE, SPEED), webhookSecret: sandbox.webhookSecret },
-	});
+	({ sandbox, n8n } = await startTwoPlaces());
 });
 afterAll(async () => {
 	await n8n.stop();
