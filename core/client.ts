@@ -12,7 +12,7 @@ import { handleCallback, type CallbackOutcome, type CallbackRequest } from './ca
 import { checkCredentials, type CredentialCheck } from './jobs/credentialCheck';
 import { redactingTransport } from './http/redact';
 import { keyOnlyForApi } from './http/hostKit';
-import { reconcileBatch, type JobsInDoubt } from './callbacks/batchProgress';
+import { reconcileBatch, type JobsInDoubt } from './callbacks/reconcileBatch';
 
 export interface OmniVideoClientConfig extends ClientContext {
 	limits: PlanLimits;
@@ -32,7 +32,7 @@ export interface OmniVideoClient {
 	uploadStream(input: StreamedUploadInput, options?: UploadOptions): Promise<UploadedFile>;
 	waitForJob(jobId: string, options?: WaitForJobOptions): Promise<JobRecord>;
 	handleCallback(request: CallbackRequest): Promise<CallbackOutcome>;
-	/** Looks up a callback batch's jobs in doubt (see BatchProgress, CallbackChain), within the deadline. */
+	/** Looks up a callback batch's jobs in doubt (see CallbackChain), within the deadline. */
 	reconcileBatch(progress: JobsInDoubt, options?: { deadlineAtMs?: number }): Promise<void>;
 	/** Places among the plan's jobs at once that a create would get now, without waiting (this process's view). */
 	freeJobSlots(): number;

@@ -59,5 +59,6 @@ export { errorFromResponse, errorFromTransportFailure } from './errors/httpError
 export type { CallbackRequest, CallbackOutcome } from './callbacks/callback';
 export { verifyWebhookSignature } from './callbacks/signature';
 export { DeliveryGuard, claimedOutcomeKey } from './callbacks/deliveryGuard';
-export { BatchBook, BatchProgress, type JobsInDoubt } from './callbacks/batchProgress';
+export { BatchBook } from './callbacks/batchBook';
+export type { JobsInDoubt } from './callbacks/reconcileBatch';
 export { CallbackChain, type ChainEntry } from './callbacks/callbackChain';

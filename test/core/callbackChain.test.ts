@@ -1,5 +1,5 @@
 import { CallbackChain, type ChainEntry } from '../../core/callbacks/callbackChain';
-import { reconcileBatch } from '../../core/callbacks/batchProgress';
+import { reconcileBatch } from '../../core/callbacks/reconcileBatch';
 import { PLANS, type JobRecord } from '../../core/types';
 import { closeCoreSandboxes, coreSandbox } from '../support/coreHarness';
 
@@ -149,5 +149,19 @@ describe('CallbackChain: rows beyond the plan’s places made as jobs end', () =
 		await time.advance(200_000);
 		await time.run(reconcileBatch(client.runtime, chain));
 		expect(chain.takePlace()).toBe('freed');
+	});
+
+	it('hands each job in doubt to one of several callbacks arriving together', async () => {
+		const { time, sent, client } = await coreSandbox({ limits: PLANS.pro });
+		const created = await time.run(Promise.all([1, 2, 3].map((i) => client.generateVideo({ prompt: `together ${i}` }))));
+		const chain = new CallbackChain(
+			created.map((c) => ({ jobId: c.job.id })),
+			{ witnessed: false, expectedEndAtMs: time.clock.now() + 60_000 },
+		);
+		await time.advance(200_000);
+		const before = sent.lookups().length;
+		await time.run(Promise.all([1, 2, 3, 4].map(() => reconcileBatch(client.runtime, chain))));
+		expect(sent.lookups().length - before).toBe(3);
+		expect(chain.complete).toBe(true);
 	});
 });
