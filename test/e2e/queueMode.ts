@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDir } from './cache';
-import { apiRequestsSince, check, createActiveWorkflow, describeRequests, errorOf, executionWith, executionsOf, outputOf, postRows, seconds, type Context } from './context';
+import { apiRequestsSince, check, createActiveWorkflow, credentialOnOwnKey, describeRequests, errorOf, executionWith, executionsOf, outputOf, postRows, seconds, type Context } from './context';
 import type { Execution } from './n8nServer';
 import { startEnvironment } from './environment';
 import type { Service } from './processes';
@@ -70,14 +70,14 @@ export async function runQueueMode(version: string, tarball: string, runCheck: R
 			await runCheck(label, 'queue-wait-for-callback-resumes-on-another-worker', async () => {
 				let parkedOn = -1;
 				let executionId = '';
-				const evidence = await waitForCallback(context, 'queue-wait-for-callback', 1, 'signed', async (id) => {
+				const evidence = await waitForCallback(context, 'queue-wait-for-callback', 1, 'signed', { onParked: async (id) => {
 					executionId = id;
 					const name = await workerThatStarted(n8n.userFolder, id, ['worker-1', 'worker-2']);
 					check(name, `no worker log names execution ${id}`);
 					parkedOn = name === 'worker-1' ? 0 : 1;
 					// The worker that parked it goes away: only the other one can resume it.
 					await stopService(workers[parkedOn]);
-				});
+				} });
 				const other = parkedOn === 0 ? 'worker-2' : 'worker-1';
 				const resumedBy = await workerThatStarted(n8n.userFolder, executionId, [other]);
 				workers[parkedOn] = await startWorker(`worker-${parkedOn + 1}-again`);
@@ -132,28 +132,12 @@ async function concurrentExecutions(context: Context, userFolder: string): Promi
 }
 
 async function concurrentExecutionsAtSpeed(context: Context, userFolder: string): Promise<string> {
-	const stamp = Date.now().toString(36);
-	const apiKey = `omni_test_e2e_queue_${stamp}`;
-	const added = await fetch(`${context.sandbox.url}/__sandbox/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: apiKey, account: 'acct_pro', label: 'e2e-queue-three' }) });
-	check(added.ok, `the sandbox did not add a key: ${added.status}`);
-	// Pro's limits on the sandbox's clock: its windows are virtual minutes and hours.
-	const { requestsPerMinute, requestsPerHour, concurrentJobs } = PLANS.pro;
-	const credentialName = `e2e queue three ${stamp}`;
-	const credentialId = await context.n8n.createCredential(credentialName, {
-		apiKey,
-		baseUrl: context.sandbox.url,
-		plan: 'custom',
-		requestsPerMinute: requestsPerMinute * CONCURRENT_SPEED,
-		requestsPerHour: requestsPerHour * CONCURRENT_SPEED,
-		concurrentJobs,
-		webhookSecret: context.sandbox.webhookSecret,
-		allowedHttpRequestDomains: 'all',
-	});
-	const path = `e2e-queue-three-${stamp}`;
+	const credential = await credentialOnOwnKey(context, 'queue-three', { speed: CONCURRENT_SPEED, signed: true });
+	const path = `e2e-queue-three-${Date.now().toString(36)}`;
 	const workflowId = await createActiveWorkflow(
 		context,
 		webhookWorkflow('e2e: queue, three executions', path, [
-			omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'poll', options: { expectedRenderSeconds: Math.ceil(typicalRenderSeconds('720P', 4) / CONCURRENT_SPEED) } }, { id: credentialId, name: credentialName }),
+			omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'poll', options: { expectedRenderSeconds: Math.ceil(typicalRenderSeconds('720P', 4) / CONCURRENT_SPEED) } }, credential),
 		]),
 	);
 	const from = context.sandbox.journal.length;
