@@ -44,8 +44,8 @@ const WHY: Partial<Record<string, string>> = {
 	[STRATEGIES.polling]:
 		'Without progress a lookup says only whether the job has ended, so each job’s slot idles from its end to the look that sees it (known after end, median ~10 s). Even with the render-time distribution known exactly, the best looks (a dynamic programme) leave ~11.7 s of idle a job at 1.67 looks (2.67 requests) on render times even across 30–90 s, ≈ 1.17–1.19× on such batches in simulation; 1.08× takes about 4 requests a job (trade-off curve below). The first jobs of a batch are looked at by the estimate alone, nothing being learned yet, which costs Premium (10 jobs at once) most: 2.9 requests a job. With progress reported the same schedule measures 1.06–1.15× at 2.46–2.58',
 	[STRATEGIES.naive5]:
-		'On Premium with uniform render times the naive loop’s GET every 5 s sees each end within seconds, which its 13 requests a job and 400+ refused requests buy; (c) spends 2.9 requests a job and no 429 and knows an end ~10 s later (the trade-off curve)',
-	[STRATEGIES.naive10]: 'As (e): paid for with 13 requests a job and 400+ 429s against (c)’s 2.9 and none',
+		'On Premium with uniform render times the naive loop’s GET every 5 s sees each end within seconds, which its 12–13 requests a job and about 400 refused requests buy; (c) spends 2.9 requests a job and no 429 and knows an end ~10 s later (the trade-off curve)',
+	[STRATEGIES.naive10]: 'As (e): paid for with 12–13 requests a job and about 400 429s against (c)’s 2.9 and none',
 };
 const MEMORY_WHY =
 	'n8n’s default mode keeps binary data in the item as base64: the base64 string (1.33× the file) is made from a whole buffer of the file (1×), so the peak is at least 2.33× the file in that mode, whatever the node does; filesystem mode streams to disk';
