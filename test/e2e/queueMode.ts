@@ -171,7 +171,7 @@ async function concurrentExecutionsAtSpeed(context: Context, userFolder: string)
 	check(perJob <= 3, `more than 3 requests a job: ${evidence}`);
 	// Two workers share the places without seeing each other's jobs: a worker whose executions are
 	// done leaves places the other finds only by trying them, less often after refused tries
-	// (measured 1.25–1.43×, against 1.14× for one worker's 50 rows; it depends on how n8n shares
+	// (measured 1.28–1.44×, against 1.14× for one worker's 50 rows; it depends on how n8n shares
 	// the executions out). The bound catches a run that waits on anything but the jobs.
 	check(elapsed <= 1.6 * boundMs, `slower than 1.6× the plan's limit: ${evidence}`);
 	return evidence;
