@@ -132,6 +132,7 @@ export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeEx
 	const expectedEnds = created.map((result) => (result.ok ? Date.parse(result.submittedAt) + result.expectedMs : 0));
 	const batch: CallbackBatch = { nodeId: this.getNode().id, expectedEndAtMs: Math.max(Date.now(), ...expectedEnds), entries: [] };
 	const chainEntries: ChainEntry[] = [];
+	const pendingKeys = new Map<number, string>();
 	planned.forEach((result, row) => {
 		const made = byRow.get(row);
 		const waiting = laterRows.get(row);
@@ -142,7 +143,10 @@ export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeEx
 		else entry = { pendingKey: pendingKeyCheck(planKey(waiting!)) };
 		batch.entries.push(entry);
 		if ('jobId' in entry) chainEntries.push({ jobId: entry.jobId, expectedEndAtMs: made?.ok ? Date.parse(made.submittedAt) + made.expectedMs : undefined });
-		else if ('pendingKey' in entry) chainEntries.push({ pending: true });
+		else if ('pendingKey' in entry) {
+			pendingKeys.set(row, entry.pendingKey);
+			chainEntries.push({ pending: true });
+		}
 		else chainEntries.push({ failedKind: entry.failedKind, error: !result.ok ? result.error : made && !made.ok ? made.error : undefined });
 	});
 	const entries = encodeCallbackBatch(batch);
@@ -156,7 +160,6 @@ export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeEx
 	// the start, with the rows still to make as read here. Elsewhere (queue mode, a restart), the
 	// custom data is enough (see resumeOnCallback).
 	const chain = new CallbackChain(chainEntries, { witnessed: true, expectedEndAtMs: batch.expectedEndAtMs, watchedSinceMs: Date.now() });
-	const pendingKeys = new Map(later.map((plan) => [plan.itemIndex, pendingKeyCheck(planKey(plan))]));
 	batches.open(this.getExecutionId(), { chain, plans: laterRows, pendingKeys, scope, resumeUrl }, Date.now());
 
 	const limitMinutes = this.getNodeParameter('callbackTimeoutMinutes', 0, 60) as number;
