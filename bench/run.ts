@@ -36,7 +36,7 @@ const DISTRIBUTIONS: SideBySideOptions[] = [
 const DOWNLOAD_BYTES = 200 * 1024 * 1024;
 const CPU_SIZES = [50, 200, 1000];
 
-/** Known causes of the targets this run misses, shown beside the figures (see the README). */
+/** Known causes of the targets this run misses, shown beside the figures (see docs/benchmarks.md). */
 const WHY: Partial<Record<string, string>> = {
 	[STRATEGIES.n8nSigned]:
 		'The node parks once the plan’s places are taken and each callback makes the next row’s job: a place idles from a job’s end to the next create, the service’s delivery, n8n’s webhook and the create (a few real milliseconds, times the sandbox’s speed here)',

@@ -80,7 +80,7 @@ export class OmniVideoApi implements ICredentialType {
 			default: '',
 			placeholder: 'whsec_…',
 			description:
-				'Optional. When set, callbacks must carry a valid signature made with this secret. When empty, every callback is confirmed by looking the job up with your key.',
+				'Optional: when set, callbacks must carry a valid signature made with this secret. When empty, each callback is confirmed by looking the job up with your key.',
 		},
 	];
 

@@ -66,7 +66,7 @@ export interface SandboxConfig {
 
 /**
  * Deterministic defaults, kept as a config file of their own (the same format as --config), so
- * that the README's curl commands work as written.
+ * that sandbox/README.md's curl commands work as written.
  */
 export const DEFAULT_CONFIG: SandboxConfig = defaults as SandboxConfig;
 

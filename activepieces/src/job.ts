@@ -13,7 +13,7 @@ export const MAX_VIDEO_FILE_BYTES = 10 * 1024 * 1024;
 
 export const includeVideoFileProp = Property.Checkbox({
 	displayName: 'Include Video File',
-	description: `Also store the finished MP4 as a file of the run (up to ${MAX_VIDEO_FILE_BYTES / (1024 * 1024)} MB), for steps that take a file. A larger video stays a link: Video File Skipped says why. The Video URL is there either way.`,
+	description: `Also store the finished MP4 as a file of the run (up to ${MAX_VIDEO_FILE_BYTES / (1024 * 1024)} MB), for steps that take a file. A larger video stays a link (Video File Skipped says why); the Video URL is there either way.`,
 	required: false,
 	defaultValue: false,
 });

@@ -3,12 +3,14 @@
  * The editor in headless Chromium (Debian's, driven by playwright-core): the nodes are found by
  * search, their parameters render with hints, the credential tests a key against the sandbox, and a
  * workflow run from the editor shows the video. Screenshots go to the cache folder; `E2E_SCREENSHOTS`
- * names another folder (the README's pictures were taken this way).
+ * names another folder. With `E2E_DOCS_PICTURES=1` the shots docs/ shows are also written there, under
+ * the names the docs use (docsPictures.ts): that is how the docs' editor pictures are made.
  */
-import { mkdir } from 'node:fs/promises';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { cacheDir } from './cache';
+import { DOCS_FOLDER, DOCS_PICTURES } from './docsPictures';
 import { check, type Context } from './context';
 import { ensureDebianPackages } from './debian';
 import { OWNER } from './n8nServer';
@@ -37,6 +39,8 @@ export async function runBrowserCheck(label: string, context: Context, runCheck:
 			// Panels slide in: let them settle so that the picture shows what a user sees.
 			await page.waitForTimeout(800);
 			await page.screenshot({ path: join(shots, `${name}.png`) });
+			const docsName = DOCS_PICTURES[name];
+			if (docsName && process.env.E2E_DOCS_PICTURES === '1') await copyFile(join(shots, `${name}.png`), join(DOCS_FOLDER, docsName));
 		};
 		await signIn(page, context);
 		await runCheck(label, 'browser-trigger-found-in-trigger-panel', async () => {

@@ -87,7 +87,7 @@ export default {
 			type: 'password' as const,
 			required: false,
 			helpText:
-				'Optional. The `whsec_…` secret from your Omni Video dashboard. With it, the Job Completed trigger accepts only callbacks signed by Omni Video; without it, each callback is confirmed by looking the job up (one extra request).',
+				'Optional `whsec_…` secret from your Omni Video dashboard: with it, Job Completed accepts only callbacks signed by Omni Video. Without it, each callback is confirmed by looking the job up (one extra request).',
 		},
 	],
 	connectionLabel: async (_z: ZObject, bundle: Bundle) => {

@@ -73,8 +73,8 @@ const props = {
 	wait: Property.StaticDropdown({
 		displayName: 'Wait for the Video',
 		description:
-			"Callback pauses the run until Omni Video reports the job finished (no requests while paused); it needs this Activepieces reachable over https://, else the step polls. " +
-			`Poll waits inside the run, within its ${RUN_CAP_MS / 1000} s. Don't Wait returns the queued job at once.`,
+			"Callback pauses the run until Omni Video reports the job finished (no requests while paused; it needs this instance on public https://, else the step polls). " +
+			`Poll waits inside the run, within its ${RUN_CAP_MS / 1000} s; Don't Wait returns the queued job at once.`,
 		required: false,
 		defaultValue: 'callback',
 		options: {

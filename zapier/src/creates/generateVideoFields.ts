@@ -103,7 +103,7 @@ export const GENERATE_VIDEO_INPUT_FIELDS = defineInputFields([
 		type: 'string' as const,
 		required: false,
 		helpText:
-			'Optional. Replays of a step never create a second job: a run with exactly the same input as one in the last 24 hours gets that run\'s job. To make a new video each run even with the same prompt, map something unique to the run here, such as the trigger\'s ID.',
+			'Optional: a run with exactly the same input as one in the last 24 hours gets that run\'s job, so that replays never pay twice. To make a new video each run from the same prompt, map something unique to the run here, such as the trigger\'s ID.',
 	},
 	INCLUDE_VIDEO_FILE_FIELD,
 ]);

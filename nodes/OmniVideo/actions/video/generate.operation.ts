@@ -107,7 +107,7 @@ const properties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'The execution pauses until Omni Video calls this workflow back, so n8n must be reachable from the internet over HTTPS (set WEBHOOK_URL). As many items\' jobs as your plan runs at once are created and the execution pauses; each job that ends makes the next item\'s job, and the node resumes once every item\'s job has ended, one item per input item; a failed job gives an item with status "failed". If n8n\'s resume URL is not a public https:// address (localhost, a private network, plain http), the node waits by polling instead and says why in each item (waitedBy: "polling", callbackSkipped).',
+			'Omni Video must reach this n8n\'s resume URL over public https:// (set WEBHOOK_URL); otherwise the node polls instead and says why on each item. The node resumes once every item\'s job has ended, with one item per input item; a failed job gives an item with status "failed".',
 		name: 'callbackNotice',
 		type: 'notice',
 		default: '',
@@ -137,6 +137,7 @@ const properties: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description: 'Whether to add the video file as binary data (result URLs may expire); the URLs are always in the JSON',
+		hint: 'For large videos, set N8N_DEFAULT_BINARY_DATA_MODE to filesystem (database or s3 in queue mode) so that n8n does not hold them in memory',
 		displayOptions: { show: { waitMode: ['poll', 'callback'] } },
 	},
 	{ ...videoFieldProperty, displayOptions: { show: { waitMode: ['poll', 'callback'], download: [true] } } },
@@ -162,7 +163,7 @@ const properties: INodeProperties[] = [
 				type: 'number',
 				default: 0,
 				typeOptions: { minValue: 0 },
-				description: 'How long your jobs usually take. 0 estimates it from resolution and duration (30–90 s). The node first checks the job then, and counts an unchecked job against your plan\'s jobs-at-once until a little after.',
+				description: 'How long your jobs usually take; 0 estimates it from resolution and duration (30–90 s). The node first looks at the job then.',
 			},
 			{
 				displayName: 'Retry Failed Jobs',
