@@ -1,0 +1,35 @@
+/**
+ * The money and completion suites again, on the strictest reading of the spec (the sandbox's
+ * `--service spec`: Idempotency-Key ignored; callbacks unsigned, sent once, none for failed jobs;
+ * no progress; no X-RateLimit-*; 429s without Retry-After that do not say which limit). `npm test`
+ * runs them on docs/api.md's decisions; `npm run test:spec` runs them here. Tests that check one
+ * of those decisions pin `service: 'default'` and run the same on both.
+ */
+const base = require('./jest.config.js');
+
+/**
+ * Tests that fail on --service spec until a fix on another branch lands: each entry is a piece of
+ * the test's full name (describe blocks and title), with the branch expected to make it pass.
+ * Empty this list as they land; never add a test here to hide a regression.
+ */
+const SPEC_AWAITING_FIXES = [
+	// Activepieces: the same run and step got its job back only through the service's replay of the
+	// key (Retry on Failure, retry from the failed step); its own records must carry it (issue 23 item 2).
+	{ test: 'Generate Video the same input in another run is a new job; the same run and step always have the same idempotency key', branch: 'the Activepieces fix of issue 23 item 2 (not s7-spec)' },
+	// Activepieces: tells a wrong plan from X-RateLimit-Limit, which the spec does not show; the test
+	// checks that decision and should pin service 'default' (left to the branch that owns the piece's tests).
+	{ test: "the piece the connection's validation proves the key with one request, and tells what is wrong", branch: 's7-ap (pin service default)' },
+];
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+module.exports = {
+	...base,
+	roots: ['<rootDir>/test', '<rootDir>/activepieces/test'],
+	// Money (no second job, no second charge) and completion (every item ends with its outcome).
+	testMatch: ['<rootDir>/test/core/**/*.test.ts', '<rootDir>/test/n8n/**/*.test.ts', '<rootDir>/test/zapier/**/*.test.ts', '<rootDir>/activepieces/test/**/*.test.ts'],
+	setupFiles: ['<rootDir>/test/support/specService.ts'],
+	...(SPEC_AWAITING_FIXES.length > 0
+		? { testNamePattern: `^(?!.*(?:${SPEC_AWAITING_FIXES.map((entry) => escape(entry.test)).join('|')}))` }
+		: {}),
+};
