@@ -22,6 +22,9 @@ const SPEC_AWAITING_FIXES = [
 	{ test: "a video too large for a file of the run still starts the flow, as a link with the reason", branch: 'Activepieces (issue 23 item 2 / s7-ap)' },
 	{ test: "fires for the chosen outcome only", branch: 'Activepieces (issue 23 item 2 / s7-ap)' },
 	{ test: "the service's own duplicates (same webhook id) arriving together start the flow once, signed or looked up", branch: 'Activepieces (issue 23 item 2 / s7-ap)' },
+	// test/core/sharedKey.test.ts: 18 refused creates on spec against a bound of 16 (no X-RateLimit-*,
+	// no concurrency_limited to learn from): polling across processes is issue 24 item 4's.
+	{ test: "learns from the service's concurrency 429s how many places the others hold: at most 3 requests a job, every row done", branch: 's7-poll' },
 	// test/n8n/retry.test.ts: s7-n8n: the node made a second job or waited without callbacks (issue 23 items 2-4)
 	{ test: "Retry On Fail: the node's second try in the same execution gets the first try's jobs", branch: 's7-n8n' },
 	{ test: "Reuse a Job Made From the Same Input: a new execution within the window gets the job already made", branch: 's7-n8n' },
