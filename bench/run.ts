@@ -23,9 +23,11 @@ import { downloadMemory, type MemoryResult } from './memory';
 import { cpuPerJob, type CpuResult } from './cpu';
 import { sideBySideChart } from './chart';
 import { POLLING_TARGET, STRATEGIES, mb, memoryVerdict, perJob, ratio, verdicts } from './targets';
-import { TRADEOFF_VARIANTS, tradeoffPoints } from './tradeoff';
+import { ORACLE_MARGIN, TRADEOFF_VARIANTS, oracleComparisons, tradeoffPoints } from './tradeoff';
 import { DEFAULT_LOOK_COST_SHARE } from '../core/pacing/pollSchedule';
 import { tradeoffChart } from './tradeoffChart';
+import { layoutName, layoutRows, layoutRuns, type LayoutEntry } from './layout';
+import { QUEUE_MARGIN, queueModeRows, queueModeRuns } from './queueMode';
 
 const OPTIONS: SideBySideOptions = { rows: 50, speed: 50, renderTimes: { seed: 10, spread: 0.25 }, reportProgress: false };
 /** Every side-by-side and curve run is made once per distribution, with the same seed. */
@@ -33,6 +35,8 @@ const DISTRIBUTIONS: SideBySideOptions[] = [
 	{ ...OPTIONS, distribution: 'uniform', renderTimes: { ...OPTIONS.renderTimes, shape: 'uniform' } },
 	{ ...OPTIONS, distribution: 'log-normal' },
 ];
+/** The layouts of (d) run on log-normal render times only (their cost is n8n's, not the distribution's). */
+const LAYOUT_OPTIONS = DISTRIBUTIONS[1];
 const DOWNLOAD_BYTES = 200 * 1024 * 1024;
 const CPU_SIZES = [50, 200, 1000];
 
@@ -71,6 +75,10 @@ interface Measured {
 	batches: BatchResult[];
 	/** Polling's trade-off curve: the variants' runs (the side-by-side's are points too). */
 	tradeoff?: BatchResult[];
+	/** (d) over several webhook processes (bench/layout.ts). */
+	layout?: LayoutEntry[];
+	/** Poll batches over workers (bench/queueMode.ts). */
+	queueMode?: BatchResult[];
 	memory: MemoryResult[];
 	cpu: CpuResult[];
 }
@@ -81,6 +89,8 @@ function writeReport(dir: string, measured: Measured): void {
 	const memoryChecks = measured.memory.map((m) => ({ ...m, ...memoryVerdict(m, m.mode === 'default' ? MEMORY_WHY : undefined) }));
 	const subtitle = `${measured.date} UTC · ${measured.machine} · sandbox ×${OPTIONS.speed}, seed ${OPTIONS.renderTimes.seed}, no progress reported`;
 	writeFileSync(join(dir, 'chart.svg'), sideBySideChart(measured.batches, subtitle));
+	const laidOut = (measured.layout ?? []).flatMap((entry) => (entry.result ? [{ ...entry.result, distribution: undefined, strategy: layoutName(entry.processes, entry.items) }] : []));
+	if (laidOut.length > 0) writeFileSync(join(dir, 'layout.svg'), sideBySideChart(laidOut, `${subtitle}; (d) signed, callbacks over 1, 2 and 4 webhook processes`));
 	writeFileSync(join(dir, 'tradeoff.svg'), tradeoffChart(tradeoffPoints(measured.batches, measured.tradeoff ?? []), POLLING_TARGET, subtitle));
 	writeFileSync(join(dir, 'results.md'), report({ ...measured, checks, memoryChecks }));
 }
@@ -97,11 +107,19 @@ async function main(): Promise<void> {
 	await warmUpN8nEngine();
 	const batches: BatchResult[] = [];
 	const tradeoff: BatchResult[] = [];
-	const only = process.argv.includes('--polling-only');
 	const show = (result: BatchResult) =>
 		console.log(
 			`${result.plan.padEnd(8)} ${(result.distribution ?? '').padEnd(10)} ${result.strategy.padEnd(58)} ${minutes(result.wallMs).padStart(9)}  ${ratio(result).toFixed(2)}×  ${perJob(result).toFixed(2)} req/job  ${result.received429} 429s  (${(result.realMs / 1000).toFixed(0)} s real)`,
 		);
+	const only = process.argv.includes('--polling-only');
+	if (process.argv.includes('--layout-only')) {
+		await layoutRuns(LAYOUT_OPTIONS, show);
+		return;
+	}
+	if (process.argv.includes('--queue-only')) {
+		await queueModeRuns(DISTRIBUTIONS, show);
+		return;
+	}
 	for (const options of DISTRIBUTIONS) {
 		for (const plan of BENCH_PLANS) {
 			for (const { strategy, run, clientClock, note } of RUNS) {
@@ -112,7 +130,9 @@ async function main(): Promise<void> {
 				show(result);
 			}
 			for (const variant of TRADEOFF_VARIANTS) {
-				const result = await runBatch(variant.variant, plan, { ...options, reportProgress: variant.progress }, variant.run);
+				// --polling-only: core's schedule and the oracle's, for working on polling.
+				if (only && (variant.family === 'naive' || variant.family === 'core+progress')) continue;
+				const result = await runBatch(variant.variant, plan, { ...options, reportProgress: variant.progress }, (s) => variant.run(s, options));
 				tradeoff.push(result);
 				show(result);
 			}
@@ -120,8 +140,11 @@ async function main(): Promise<void> {
 	}
 	if (only) {
 		console.log(JSON.stringify(tradeoffPoints(batches, tradeoff), null, 1));
+		console.log(JSON.stringify(oracleComparisons(tradeoffPoints(batches, tradeoff)), null, 1));
 		return;
 	}
+	const queueMode = await queueModeRuns(DISTRIBUTIONS, show);
+	const layout = await layoutRuns(LAYOUT_OPTIONS, show);
 	const memory = await downloadMemory(DOWNLOAD_BYTES);
 	for (const m of memory) console.log(`download ${mb(m.fileBytes)}, ${m.mode} mode: +${mb(m.peakGrowthBytes)} peak RSS`);
 	const cpu = await cpuPerJob(CPU_SIZES, OPTIONS.speed);
@@ -133,6 +156,8 @@ async function main(): Promise<void> {
 		realMs: Date.now() - realStart,
 		batches,
 		tradeoff,
+		queueMode,
+		layout,
 		memory,
 		cpu,
 	};
@@ -160,6 +185,10 @@ function report(
 	);
 	const curveRows = tradeoffPoints(batches, input.tradeoff ?? []).map(
 		(p) => `| ${p.plan} | ${p.distribution} | ${p.variant} | ${p.ratio.toFixed(2)}× | ${p.perJob.toFixed(2)} | ${p.received429} | ${p.ratio <= POLLING_TARGET.ratio && p.perJob <= POLLING_TARGET.perJob ? 'yes' : 'no'} |`,
+	);
+	const oracleRows = oracleComparisons(tradeoffPoints(batches, input.tradeoff ?? [])).map(
+		(c) =>
+			`| ${c.plan} | ${c.distribution} | ${c.core.ratio.toFixed(3)}× at ${c.core.perJob.toFixed(2)} | ${c.oracleRatio.toFixed(3)}×${c.extrapolated ? ' (extended)' : ''} | ${((c.core.ratio / c.oracleRatio - 1) * 100).toFixed(1)} % | ${c.met ? 'met' : '**not met**'} |`,
 	);
 	const cpuRows = input.cpu.map((c) => `| ${c.jobs} | ${c.cpuMsPerJob.toFixed(2)} ms | ${c.requestsPerJob.toFixed(2)} | ${(c.realMs / 1000).toFixed(1)} s |`);
 	return `# Benchmark results
@@ -230,6 +259,43 @@ the corner.
 | Plan | Render times | Variant | Wall ÷ limit | Requests / job | 429s received | In the target |
 |---|---|---|---|---|---|---|
 ${curveRows.join('\n')}
+
+### Learning against knowing (issue 24, item 5)
+
+The oracle is core's own schedule handed, from the batch's first job, the distribution the
+sandbox draws render times from (quantiles of ${'20,000'} draws of its model under another seed) and
+never changing it; core starts from its prior on the API's 30–90 s and learns from the jobs it sees,
+ended and still running, in the same batch (each run is the key's first). The oracle's wall ÷
+limit is read off its curve at core's requests a job. Target: core within ${ORACLE_MARGIN * 100} %.
+
+| Plan | Render times | Core (default) | Oracle at equal requests a job | Core over the oracle | Verdict |
+|---|---|---|---|---|---|
+${oracleRows.join('\n')}
+
+## Wait for Callback over several webhook processes (issue 24, item 6)
+
+![Wait for Callback with its callbacks over 1, 2 and 4 webhook processes](layout.svg)
+
+Strategy (d), signed callbacks, log-normal render times, on n8n's engine in process: the
+execution's callbacks go in turn to 1, 2 or 4 webhook processes (each a load of the package with
+memory of its own, as n8n's chart routes \`/webhook-waiting/\` round-robin), 50 and 500 items. A
+batch the node refuses as it stands is reported *not supported yet*.
+
+| Plan | Items | Webhook processes | Wall ÷ limit | Requests / job | 429s received / surfaced | Duplicate jobs | Rows failed or unknown | Resumed after the last end |
+|---|---|---|---|---|---|---|---|---|
+${layoutRows(input.layout ?? []).join('\n')}
+
+## Poll batches over workers (issue 24, item 4)
+
+Three executions of 15 rows (45 jobs), each polling its rows at once through core, on Pro: on one
+process, and over two processes sharing the key (executions 1 and 3 on the first, 2 on the second:
+n8n queue mode with two workers), each process with a limiter and a calibration of its own, knowing
+of the other only what the service's answers say. Same sandbox, seed and options as above. Target:
+the two processes within ${QUEUE_MARGIN * 100} % of the one on wall ÷ limit and requests a job, no 429 reaching a row.
+
+| Plan | Render times | Layout | Wall ÷ limit | Requests / job | 429s received / surfaced | Duplicate jobs | Against one process |
+|---|---|---|---|---|---|---|---|
+${queueModeRows(input.queueMode ?? []).join('\n')}
 
 ## 200 MB video downloaded by the n8n node
 
