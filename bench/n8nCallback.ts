@@ -1,9 +1,8 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- benchmarks run by people, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run by people, never shipped */
 import { expectedRenderSeconds } from '../core/pacing/estimate';
 import { N8nTestInstance } from '../test/support/n8n/instance';
-import { workflowOf } from '../test/support/n8n/engine';
+import { PACKAGE_DIR, workflowOf } from '../test/support/n8n/engine';
 import { errorOf, itemsOf, omniVideoNode, outputOf, spedUpPlan } from '../test/support/n8n/workflows';
-import { PACKAGE_DIR } from '../test/support/n8n/engine';
 import { join } from 'node:path';
 import { PLANS } from '../core/types';
 import { startSandbox } from '../sandbox';

@@ -77,7 +77,7 @@ async function pollUntilEnded(runtime: ApiRuntime, jobId: string, options: WaitF
 	for (let attempt = 0; ; attempt++) {
 		const now = clock.now();
 		// Asked at each look: jobs ending or seen running meanwhile (this batch's too) teach the key's distribution.
-		const learnedMs = runtime.calibration.learnedTimes(givenMs);
+		const learnedMs = runtime.calibration.learnedTimes(givenMs, jobId);
 		const delay = nextPollDelayMs({ attempt, expectedMs, elapsedMs: now - createdAt, progress, learnedMs, lookCostShare: options.lookCostShare, random });
 		const lastLook = now + delay >= deadline;
 		const what = `Waiting for Omni Video job ${jobId}`;

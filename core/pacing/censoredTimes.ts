@@ -30,6 +30,8 @@ const PRIOR = { low: 0.55, mode: 1, high: 1.6 } as const;
 const PRIOR_WEIGHT = 3;
 /** Points the prior is spread over. */
 const PRIOR_POINTS = 24;
+/** Where the mass of jobs running past everything seen goes, as a multiple of the longest. */
+const OVERRUN_FACTOR = 1.5;
 /** Points of the estimated distribution handed to the schedule. */
 const OUTPUT_POINTS = 50;
 
@@ -46,7 +48,7 @@ const PRIOR_RATIOS = Array.from({ length: PRIOR_POINTS }, (_, i) => triangularQu
  * The render-time ratios the key's jobs take, as OUTPUT_POINTS quantiles of the Kaplan–Meier
  * estimate over the prior (weighted PRIOR_WEIGHT jobs), the jobs seen ended and the jobs still
  * running (each at the ratio it was last seen running at). Mass left after the last ended point
- * (everything left still running beyond it) is placed a little past the longest job seen running.
+ * (everything left still running beyond it) is placed OVERRUN_FACTOR past the longest job seen running.
  */
 export function estimatedRatios(observations: readonly RatioObservation[]): number[] {
 	const weighted = [
@@ -63,10 +65,18 @@ export function estimatedRatios(observations: readonly RatioObservation[]): numb
 		}
 		atRisk -= o.weight;
 	}
+	// Jobs still running past every end seen and past the prior: how much longer they take is not
+	// known. Their mass goes half as far again as the longest: a job running that long is looked at
+	// in steps growing by half, as past anything learned (pollSchedule.ts), not every few seconds.
 	const longest = weighted[weighted.length - 1].ratio;
-	if (survival > 1e-9) steps.push({ ratio: longest * 1.1, cdf: 1 });
+	if (survival > 1e-9) steps.push({ ratio: longest, cdf: 1 - survival }, { ratio: longest * OVERRUN_FACTOR, cdf: 1 });
+	// Quantiles of the CDF drawn straight between its steps: read off the steps themselves, a few
+	// jobs would repeat as the same points many times over, and the schedule would take each past
+	// time for a certainty and look just after it.
 	return Array.from({ length: OUTPUT_POINTS }, (_, i) => {
 		const p = (i + 0.5) / OUTPUT_POINTS;
-		return (steps.find((s) => s.cdf >= p - 1e-12) ?? steps[steps.length - 1]).ratio;
+		const k = Math.max(0, steps.findIndex((s) => s.cdf >= p - 1e-12));
+		const [from, to] = [k > 0 ? steps[k - 1] : { ratio: steps[0].ratio, cdf: 0 }, steps[k]];
+		return to.cdf <= from.cdf ? to.ratio : from.ratio + ((to.ratio - from.ratio) * (p - from.cdf)) / (to.cdf - from.cdf);
 	});
 }

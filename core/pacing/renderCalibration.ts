@@ -40,7 +40,9 @@ export class RenderCalibration {
 
 	/** A look found job `jobId` (expected to take `expectedMs`) still running `elapsedMs` after its creation. */
 	seenRunning(jobId: string, expectedMs: number, elapsedMs: number): void {
-		const ratio = elapsedMs / expectedMs;
+		// Running beyond the largest plausible ratio, it took at least that (a sped-up clock aside:
+		// a ratio this small is not learned, a look that early says nothing).
+		const ratio = Math.min(elapsedMs / expectedMs, MAX_RATIO);
 		if (!plausible(ratio)) return;
 		this.running.delete(jobId);
 		this.running.set(jobId, ratio);
@@ -61,13 +63,13 @@ export class RenderCalibration {
 
 	/**
 	 * The render times this key's jobs would take at this job's size (`expectedMs`), as points of
-	 * the distribution learned so far (jobs ended, jobs still running, the prior), sorted.
+	 * the distribution learned so far (jobs ended, jobs still running, the prior), sorted. Asked
+	 * for job `forJobId`, that job itself is left out: the schedule knows it still runs already, and
+	 * counting it would stretch the distribution just past wherever it stands, look after look.
 	 */
-	learnedTimes(expectedMs: number): number[] {
-		const observations: RatioObservation[] = [
-			...this.ratios.map((ratio) => ({ ratio, ended: true })),
-			...[...this.running.values()].map((ratio) => ({ ratio, ended: false })),
-		];
+	learnedTimes(expectedMs: number, forJobId?: string): number[] {
+		const observations: RatioObservation[] = [...this.ratios.map((ratio) => ({ ratio, ended: true }))];
+		for (const [jobId, ratio] of this.running) if (jobId !== forJobId) observations.push({ ratio, ended: false });
 		return estimatedRatios(observations).map((ratio) => ratio * expectedMs);
 	}
 }
