@@ -20,6 +20,8 @@ export interface LayoutEntry {
 	result?: BatchResult;
 	/** Why the batch was not measured (the node refused it). */
 	notSupported?: string;
+	/** The run failed otherwise: what it said (the bench goes on; the report shows it). */
+	failed?: string;
 }
 
 export const layoutName = (processes: number, items: number) => `(d) signed, ${items} items, ${processes} webhook process${processes > 1 ? 'es' : ''}`;
@@ -35,9 +37,9 @@ export async function layoutRuns(options: SideBySideOptions, show: (r: BatchResu
 					entry.result = await runBatch(layoutName(processes, items), plan, { ...options, rows: items }, (s) => n8nWaitForCallback(s, true, processes), 'real', 'n8n on the real clock');
 					show(entry.result);
 				} catch (error) {
-					if (!(error instanceof NotSupportedYet)) throw error;
-					entry.notSupported = error.message;
-					console.log(`${plan.name} ${layoutName(processes, items)}: not supported yet (${error.message})`);
+					if (error instanceof NotSupportedYet) entry.notSupported = error.message;
+					else entry.failed = error instanceof Error ? error.message : String(error);
+					console.log(`${plan.name} ${layoutName(processes, items)}: ${entry.notSupported ? 'not supported yet' : 'failed'} (${entry.notSupported ?? entry.failed})`);
 				}
 				entries.push(entry);
 			}
@@ -48,9 +50,9 @@ export async function layoutRuns(options: SideBySideOptions, show: (r: BatchResu
 
 /** The report's table rows. */
 export function layoutRows(entries: LayoutEntry[]): string[] {
-	return entries.map(({ plan, processes, items, result: r, notSupported }) =>
+	return entries.map(({ plan, processes, items, result: r, notSupported, failed }) =>
 		r
 			? `| ${plan} | ${items} | ${processes} | ${ratio(r).toFixed(2)}× | ${perJob(r).toFixed(2)} | ${r.received429} / ${r.surfaced429} | ${r.duplicateJobs} | ${r.failedRows + r.unknownJobs} | ${((r.wallMs - r.lastEndMs) / 1000).toFixed(1)} s |`
-			: `| ${plan} | ${items} | ${processes} | not supported yet | | | | | ${notSupported ?? ''} |`,
+			: `| ${plan} | ${items} | ${processes} | ${notSupported ? 'not supported yet' : '**failed**'} | | | | | ${notSupported ?? failed ?? ''} |`,
 	);
 }

@@ -23,7 +23,8 @@ import { downloadMemory, type MemoryResult } from './memory';
 import { cpuPerJob, type CpuResult } from './cpu';
 import { sideBySideChart } from './chart';
 import { POLLING_TARGET, STRATEGIES, mb, memoryVerdict, perJob, ratio, verdicts } from './targets';
-import { ORACLE_MARGIN, TRADEOFF_VARIANTS, oracleComparisons, tradeoffPoints } from './tradeoff';
+import { TRADEOFF_VARIANTS, tradeoffPoints } from './tradeoff';
+import { ORACLE_MARGIN, learningPoints, learningRuns, oracleComparisons } from './learning';
 import { DEFAULT_LOOK_COST_SHARE } from '../core/pacing/pollSchedule';
 import { tradeoffChart } from './tradeoffChart';
 import { layoutName, layoutRows, layoutRuns, type LayoutEntry } from './layout';
@@ -75,6 +76,10 @@ interface Measured {
 	batches: BatchResult[];
 	/** Polling's trade-off curve: the variants' runs (the side-by-side's are points too). */
 	tradeoff?: BatchResult[];
+	/** Set when this run measured polling and issue 24's sections only: the date of the whole run the rest comes from. */
+	partialOf?: string;
+	/** Learning against knowing (bench/learning.ts). */
+	learning?: BatchResult[];
 	/** (d) over several webhook processes (bench/layout.ts). */
 	layout?: LayoutEntry[];
 	/** Poll batches over workers (bench/queueMode.ts). */
@@ -91,6 +96,7 @@ function writeReport(dir: string, measured: Measured): void {
 	writeFileSync(join(dir, 'chart.svg'), sideBySideChart(measured.batches, subtitle));
 	const laidOut = (measured.layout ?? []).flatMap((entry) => (entry.result ? [{ ...entry.result, distribution: undefined, strategy: layoutName(entry.processes, entry.items) }] : []));
 	if (laidOut.length > 0) writeFileSync(join(dir, 'layout.svg'), sideBySideChart(laidOut, `${subtitle}; (d) signed, callbacks over 1, 2 and 4 webhook processes`));
+	if (measured.learning) writeFileSync(join(dir, 'learning.svg'), tradeoffChart(learningPoints(measured.learning), POLLING_TARGET, `${subtitle}; on virtual time`));
 	writeFileSync(join(dir, 'tradeoff.svg'), tradeoffChart(tradeoffPoints(measured.batches, measured.tradeoff ?? []), POLLING_TARGET, subtitle));
 	writeFileSync(join(dir, 'results.md'), report({ ...measured, checks, memoryChecks }));
 }
@@ -111,7 +117,11 @@ async function main(): Promise<void> {
 		console.log(
 			`${result.plan.padEnd(8)} ${(result.distribution ?? '').padEnd(10)} ${result.strategy.padEnd(58)} ${minutes(result.wallMs).padStart(9)}  ${ratio(result).toFixed(2)}×  ${perJob(result).toFixed(2)} req/job  ${result.received429} 429s  (${(result.realMs / 1000).toFixed(0)} s real)`,
 		);
-	const only = process.argv.includes('--polling-only');
+	const only = process.argv.includes('--polling-only') || process.argv.includes('--polling-update');
+	if (process.argv.includes('--learning-only')) {
+		console.log(JSON.stringify(oracleComparisons(learningPoints(await learningRuns(DISTRIBUTIONS, show))), null, 1));
+		return;
+	}
 	if (process.argv.includes('--layout-only')) {
 		await layoutRuns(LAYOUT_OPTIONS, show);
 		return;
@@ -130,19 +140,40 @@ async function main(): Promise<void> {
 				show(result);
 			}
 			for (const variant of TRADEOFF_VARIANTS) {
-				// --polling-only: core's schedule and the oracle's, for working on polling.
-				if (only && (variant.family === 'naive' || variant.family === 'core+progress')) continue;
-				const result = await runBatch(variant.variant, plan, { ...options, reportProgress: variant.progress }, (s) => variant.run(s, options));
+				// --polling-only, --polling-update: core's schedules alone, for working on polling.
+				if (only && variant.family === 'naive') continue;
+				const result = await runBatch(variant.variant, plan, { ...options, reportProgress: variant.progress }, variant.run);
 				tradeoff.push(result);
 				show(result);
 			}
 		}
 	}
-	if (only) {
-		console.log(JSON.stringify(tradeoffPoints(batches, tradeoff), null, 1));
-		console.log(JSON.stringify(oracleComparisons(tradeoffPoints(batches, tradeoff)), null, 1));
+	if (process.argv.includes('--polling-update')) {
+		// Polling changed, nothing else: its runs and the sections of issue 24 are measured again,
+		// the other strategies, memory and CPU kept from the last whole run (the report says so).
+		const previous = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Measured;
+		const same = (a: BatchResult) => (b: BatchResult) => a.plan === b.plan && a.distribution === b.distribution && a.strategy === b.strategy;
+		const merge = (old: BatchResult[], fresh: BatchResult[]) => old.map((r) => fresh.find(same(r)) ?? r).concat(fresh.filter((f) => !old.some(same(f))));
+		const measured: Measured = {
+			...previous,
+			date: new Date().toISOString().slice(0, 16).replace('T', ' '),
+			partialOf: previous.partialOf ?? previous.date,
+			batches: merge(previous.batches, batches),
+			tradeoff: merge(previous.tradeoff ?? [], tradeoff),
+			learning: await learningRuns(DISTRIBUTIONS, show),
+			queueMode: await queueModeRuns(DISTRIBUTIONS, show),
+			layout: await layoutRuns(LAYOUT_OPTIONS, show),
+		};
+		measured.realMs = Date.now() - realStart;
+		writeFileSync(join(dir, 'results.json'), `${JSON.stringify({ ...measured, options: OPTIONS }, null, 2)}\n`);
+		writeReport(dir, measured);
 		return;
 	}
+	if (only) {
+		console.log(JSON.stringify(tradeoffPoints(batches, tradeoff), null, 1));
+		return;
+	}
+	const learning = await learningRuns(DISTRIBUTIONS, show);
 	const queueMode = await queueModeRuns(DISTRIBUTIONS, show);
 	const layout = await layoutRuns(LAYOUT_OPTIONS, show);
 	const memory = await downloadMemory(DOWNLOAD_BYTES);
@@ -156,6 +187,7 @@ async function main(): Promise<void> {
 		realMs: Date.now() - realStart,
 		batches,
 		tradeoff,
+		learning,
 		queueMode,
 		layout,
 		memory,
@@ -186,14 +218,18 @@ function report(
 	const curveRows = tradeoffPoints(batches, input.tradeoff ?? []).map(
 		(p) => `| ${p.plan} | ${p.distribution} | ${p.variant} | ${p.ratio.toFixed(2)}× | ${p.perJob.toFixed(2)} | ${p.received429} | ${p.ratio <= POLLING_TARGET.ratio && p.perJob <= POLLING_TARGET.perJob ? 'yes' : 'no'} |`,
 	);
-	const oracleRows = oracleComparisons(tradeoffPoints(batches, input.tradeoff ?? [])).map(
+	const oracleRows = oracleComparisons(learningPoints(input.learning ?? [])).map(
 		(c) =>
 			`| ${c.plan} | ${c.distribution} | ${c.core.ratio.toFixed(3)}× at ${c.core.perJob.toFixed(2)} | ${c.oracleRatio.toFixed(3)}×${c.extrapolated ? ' (extended)' : ''} | ${((c.core.ratio / c.oracleRatio - 1) * 100).toFixed(1)} % | ${c.met ? 'met' : '**not met**'} |`,
 	);
 	const cpuRows = input.cpu.map((c) => `| ${c.jobs} | ${c.cpuMsPerJob.toFixed(2)} ms | ${c.requestsPerJob.toFixed(2)} | ${(c.realMs / 1000).toFixed(1)} s |`);
 	return `# Benchmark results
 
-Made by \`npm run bench\` on ${input.date} UTC, on ${input.machine}; the whole run took ${minutes(input.realMs)}.
+Made by \`npm run bench\` on ${input.date} UTC, on ${input.machine}; the whole run took ${minutes(input.realMs)}.${
+		input.partialOf
+			? ` That run (\`--polling-update\`) measured core's polling (strategy (c) and the trade-off curve's core points) and the sections of issue 24 again; strategies (a), (b), (d), (e), (f), the naive loops of the curve, memory and CPU are from the whole run of ${input.partialOf} UTC, on the same machine.`
+			: ''
+	}
 
 ![Side by side: wall time against the plan's limit, requests per job, delay to know a job ended](chart.svg)
 
@@ -262,11 +298,19 @@ ${curveRows.join('\n')}
 
 ### Learning against knowing (issue 24, item 5)
 
+![Core's polling (learning) and the oracle (knowing the distribution), wall ÷ limit against requests per job](learning.svg)
+
 The oracle is core's own schedule handed, from the batch's first job, the distribution the
-sandbox draws render times from (quantiles of ${'20,000'} draws of its model under another seed) and
+sandbox draws render times from (quantiles of 20,000 draws of its model under another seed) and
 never changing it; core starts from its prior on the API's 30–90 s and learns from the jobs it sees,
-ended and still running, in the same batch (each run is the key's first). The oracle's wall ÷
-limit is read off its curve at core's requests a job. Target: core within ${ORACLE_MARGIN * 100} %.
+ended and still running, in the same batch (each run is the key's first). Both at look costs 0.05,
+0.1, ${DEFAULT_LOOK_COST_SHARE} (the default) and 0.3 of the median, on **virtual time**: the sandbox's clock stands
+still while a request is in flight (at ×${OPTIONS.speed}, a millisecond of real latency is ${OPTIONS.speed} ms of render
+time, and repeated runs differ by ±4 %, more than what is measured here). Each point is the mean of
+6 batches (render-time seeds ${OPTIONS.renderTimes.seed}–${OPTIONS.renderTimes.seed + 5}): one batch moves by a few hundredths with the schedule's
+jitter alone. The oracle's wall ÷ limit is read off its curve at core's requests a job (straight
+between its two nearest points). Target:
+core within ${ORACLE_MARGIN * 100} %.
 
 | Plan | Render times | Core (default) | Oracle at equal requests a job | Core over the oracle | Verdict |
 |---|---|---|---|---|---|

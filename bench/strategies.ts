@@ -9,6 +9,7 @@ import type { RenderCalibration } from '../core/pacing/renderCalibration';
 import { createAxiosTransport } from '../node-host/axiosTransport';
 import { mathRandom, realSleep } from '../node-host/runtime';
 import type { Sandbox } from '../sandbox';
+import type { VirtualTime } from '../test/support/virtualTime';
 
 /** What every strategy hands back: when it knew each job had ended, and what reached the caller. */
 export interface StrategyOutcome {
@@ -24,6 +25,8 @@ export interface BatchSetup {
 	rows: number;
 	/** Virtual time runs this many times faster than real time. */
 	speed: number;
+	/** Set: the sandbox's clock stands still and moves only when every client sleeps (no real latency in the figures). */
+	virtual?: VirtualTime;
 }
 
 /** The prompt of row `i`: one job per row, so that a second job for a row is a duplicate. */
@@ -39,12 +42,13 @@ let clients = 0;
 
 /** A core client that reads the sandbox's clock and sleeps on it, as the bench requires. */
 export function coreClientOn(setup: BatchSetup): OmniVideoClient {
-	const { sandbox } = setup;
+	const { sandbox, virtual } = setup;
+	const transport = createAxiosTransport({ apiKey: setup.apiKey });
 	return createOmniVideoClient({
 		baseUrl: sandbox.url,
-		transport: createAxiosTransport({ apiKey: setup.apiKey }),
+		transport: virtual ? virtual.track(transport) : transport,
 		clock: { now: () => sandbox.clock.now() },
-		sleep: sandboxSleep(setup.speed),
+		sleep: virtual ? virtual.sleep : sandboxSleep(setup.speed),
 		random: mathRandom,
 		limits: setup.limits,
 		// A limiter of its own per run: the process-wide limiter of an earlier run must not carry over.
