@@ -20,7 +20,7 @@ const SHARES = [0.05, 0.1, DEFAULT_LOOK_COST_SHARE, 0.3];
  * figures move by a few hundredths with the schedule's jitter alone (the order in which looks and
  * ends meet), as much as the margin measured.
  */
-const BATCHES = 6;
+const BATCHES = 10;
 /** Core's polling within this much of the oracle's wall ÷ limit at equal requests a job. */
 export const ORACLE_MARGIN = 0.03;
 const coreName = (value: number) => `core, ${share(value)}${value === DEFAULT_LOOK_COST_SHARE ? ' (default)' : ''}`;
