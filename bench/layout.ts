@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/require-node-api-error -- benchmarks run by people, never shipped */
+/* eslint-disable no-console -- benchmarks run by people, never shipped */
 /**
  * Issue 24 item 6: strategy (d), the n8n node's Wait for Callback (signed callbacks), with the
  * execution's callbacks spread over 1, 2 and 4 webhook processes behind a round-robin balancer
