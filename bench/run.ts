@@ -24,8 +24,11 @@ import { cpuPerJob, type CpuResult } from './cpu';
 import { sideBySideChart } from './chart';
 import { POLLING_TARGET, STRATEGIES, mb, memoryVerdict, perJob, ratio, verdicts } from './targets';
 import { TRADEOFF_VARIANTS, tradeoffPoints } from './tradeoff';
+import { ORACLE_MARGIN, learningPoints, learningRuns, oracleComparisons } from './learning';
 import { DEFAULT_LOOK_COST_SHARE } from '../core/pacing/pollSchedule';
 import { tradeoffChart } from './tradeoffChart';
+import { layoutName, layoutRows, layoutRuns, type LayoutEntry } from './layout';
+import { QUEUE_MARGIN, queueModeRows, queueModeRuns } from './queueMode';
 
 const OPTIONS: SideBySideOptions = { rows: 50, speed: 50, renderTimes: { seed: 10, spread: 0.25 }, reportProgress: false };
 /** Every side-by-side and curve run is made once per distribution, with the same seed. */
@@ -33,6 +36,8 @@ const DISTRIBUTIONS: SideBySideOptions[] = [
 	{ ...OPTIONS, distribution: 'uniform', renderTimes: { ...OPTIONS.renderTimes, shape: 'uniform' } },
 	{ ...OPTIONS, distribution: 'log-normal' },
 ];
+/** The layouts of (d) run on log-normal render times only (their cost is n8n's, not the distribution's). */
+const LAYOUT_OPTIONS = DISTRIBUTIONS[1];
 const DOWNLOAD_BYTES = 200 * 1024 * 1024;
 const CPU_SIZES = [50, 200, 1000];
 
@@ -42,7 +47,7 @@ const WHY: Partial<Record<string, string>> = {
 		'The node parks once the plan’s places are taken and each callback makes the next row’s job: a place idles from a job’s end to the next create, the service’s delivery, n8n’s webhook and the create (a few real milliseconds, times the sandbox’s speed here)',
 	[STRATEGIES.n8nLookup]: 'As (d) signed, with one lookup to confirm each callback',
 	[STRATEGIES.polling]:
-		'Without progress a lookup says only whether the job has ended, so each job’s slot idles from its end to the look that sees it (known after end, median ~10 s). Even with the render-time distribution known exactly, the best looks (a dynamic programme) leave ~11.7 s of idle a job at 1.67 looks (2.67 requests) on render times even across 30–90 s, ≈ 1.17–1.19× on such batches in simulation; 1.08× takes about 4 requests a job (trade-off curve below). The first jobs of a batch are looked at by the estimate alone, nothing being learned yet, which costs Premium (10 jobs at once) most: 2.9 requests a job. With progress reported the same schedule measures 1.06–1.15× at 2.46–2.58',
+		'Without progress a lookup says only whether the job has ended, so each job’s slot idles from its end to the look that sees it (known after end, median ~10 s). The same schedule knowing the render-time distribution exactly does no better: on virtual time, means of 10 batches, core is within 3 % of it at equal requests a job (section “Learning against knowing”), and 1.08× takes about 4 requests a job on either (trade-off curve below). Single runs at ×50 move by ±4 % with real latency (a millisecond is 50 ms of render time) and the machine’s load',
 	[STRATEGIES.naive5]:
 		'On Premium with uniform render times the naive loop’s GET every 5 s sees each end within seconds, which its 12–13 requests a job and about 400 refused requests buy; (c) spends 2.9 requests a job and no 429 and knows an end ~10 s later (the trade-off curve)',
 	[STRATEGIES.naive10]: 'As (e): paid for with 12–13 requests a job and about 400 429s against (c)’s 2.9 and none',
@@ -71,6 +76,14 @@ interface Measured {
 	batches: BatchResult[];
 	/** Polling's trade-off curve: the variants' runs (the side-by-side's are points too). */
 	tradeoff?: BatchResult[];
+	/** Set when this run measured polling and issue 24's sections only: the date of the whole run the rest comes from. */
+	partialOf?: string;
+	/** Learning against knowing (bench/learning.ts). */
+	learning?: BatchResult[];
+	/** (d) over several webhook processes (bench/layout.ts). */
+	layout?: LayoutEntry[];
+	/** Poll batches over workers (bench/queueMode.ts). */
+	queueMode?: BatchResult[];
 	memory: MemoryResult[];
 	cpu: CpuResult[];
 }
@@ -81,6 +94,9 @@ function writeReport(dir: string, measured: Measured): void {
 	const memoryChecks = measured.memory.map((m) => ({ ...m, ...memoryVerdict(m, m.mode === 'default' ? MEMORY_WHY : undefined) }));
 	const subtitle = `${measured.date} UTC · ${measured.machine} · sandbox ×${OPTIONS.speed}, seed ${OPTIONS.renderTimes.seed}, no progress reported`;
 	writeFileSync(join(dir, 'chart.svg'), sideBySideChart(measured.batches, subtitle));
+	const laidOut = (measured.layout ?? []).flatMap((entry) => (entry.result ? [{ ...entry.result, distribution: undefined, strategy: layoutName(entry.processes, entry.items) }] : []));
+	if (laidOut.length > 0) writeFileSync(join(dir, 'layout.svg'), sideBySideChart(laidOut, `${subtitle}; (d) signed, callbacks over 1, 2 and 4 webhook processes`));
+	if (measured.learning) writeFileSync(join(dir, 'learning.svg'), tradeoffChart(learningPoints(measured.learning), POLLING_TARGET, `${subtitle}; on virtual time`));
 	writeFileSync(join(dir, 'tradeoff.svg'), tradeoffChart(tradeoffPoints(measured.batches, measured.tradeoff ?? []), POLLING_TARGET, subtitle));
 	writeFileSync(join(dir, 'results.md'), report({ ...measured, checks, memoryChecks }));
 }
@@ -97,11 +113,36 @@ async function main(): Promise<void> {
 	await warmUpN8nEngine();
 	const batches: BatchResult[] = [];
 	const tradeoff: BatchResult[] = [];
-	const only = process.argv.includes('--polling-only');
 	const show = (result: BatchResult) =>
 		console.log(
 			`${result.plan.padEnd(8)} ${(result.distribution ?? '').padEnd(10)} ${result.strategy.padEnd(58)} ${minutes(result.wallMs).padStart(9)}  ${ratio(result).toFixed(2)}×  ${perJob(result).toFixed(2)} req/job  ${result.received429} 429s  (${(result.realMs / 1000).toFixed(0)} s real)`,
 		);
+	const only = process.argv.includes('--polling-only') || process.argv.includes('--polling-update');
+	const sections = process.argv.find((arg) => arg.startsWith('--update='));
+	if (sections) {
+		// Some of issue 24's sections measured again (e.g. on a quieter machine), the rest kept.
+		const previous = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Measured;
+		const names = sections.slice('--update='.length).split(',');
+		const measured: Measured = { ...previous, partialOf: previous.partialOf ?? previous.date, date: new Date().toISOString().slice(0, 16).replace('T', ' ') };
+		if (names.includes('learning')) measured.learning = await learningRuns(DISTRIBUTIONS, show);
+		if (names.includes('queue')) measured.queueMode = await queueModeRuns(DISTRIBUTIONS, show);
+		if (names.includes('layout')) measured.layout = await layoutRuns(LAYOUT_OPTIONS, show);
+		writeFileSync(join(dir, 'results.json'), `${JSON.stringify({ ...measured, options: OPTIONS }, null, 2)}\n`);
+		writeReport(dir, measured);
+		return;
+	}
+	if (process.argv.includes('--learning-only')) {
+		console.log(JSON.stringify(oracleComparisons(learningPoints(await learningRuns(DISTRIBUTIONS, show))), null, 1));
+		return;
+	}
+	if (process.argv.includes('--layout-only')) {
+		await layoutRuns(LAYOUT_OPTIONS, show);
+		return;
+	}
+	if (process.argv.includes('--queue-only')) {
+		await queueModeRuns(DISTRIBUTIONS, show);
+		return;
+	}
 	for (const options of DISTRIBUTIONS) {
 		for (const plan of BENCH_PLANS) {
 			for (const { strategy, run, clientClock, note } of RUNS) {
@@ -112,16 +153,42 @@ async function main(): Promise<void> {
 				show(result);
 			}
 			for (const variant of TRADEOFF_VARIANTS) {
+				// --polling-only, --polling-update: core's schedules alone, for working on polling.
+				if (only && variant.family === 'naive') continue;
 				const result = await runBatch(variant.variant, plan, { ...options, reportProgress: variant.progress }, variant.run);
 				tradeoff.push(result);
 				show(result);
 			}
 		}
 	}
+	if (process.argv.includes('--polling-update')) {
+		// Polling changed, nothing else: its runs and the sections of issue 24 are measured again,
+		// the other strategies, memory and CPU kept from the last whole run (the report says so).
+		const previous = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Measured;
+		const same = (a: BatchResult) => (b: BatchResult) => a.plan === b.plan && a.distribution === b.distribution && a.strategy === b.strategy;
+		const merge = (old: BatchResult[], fresh: BatchResult[]) => old.map((r) => fresh.find(same(r)) ?? r).concat(fresh.filter((f) => !old.some(same(f))));
+		const measured: Measured = {
+			...previous,
+			date: new Date().toISOString().slice(0, 16).replace('T', ' '),
+			partialOf: previous.partialOf ?? previous.date,
+			batches: merge(previous.batches, batches),
+			tradeoff: merge(previous.tradeoff ?? [], tradeoff),
+			learning: await learningRuns(DISTRIBUTIONS, show),
+			queueMode: await queueModeRuns(DISTRIBUTIONS, show),
+			layout: await layoutRuns(LAYOUT_OPTIONS, show),
+		};
+		measured.realMs = Date.now() - realStart;
+		writeFileSync(join(dir, 'results.json'), `${JSON.stringify({ ...measured, options: OPTIONS }, null, 2)}\n`);
+		writeReport(dir, measured);
+		return;
+	}
 	if (only) {
 		console.log(JSON.stringify(tradeoffPoints(batches, tradeoff), null, 1));
 		return;
 	}
+	const learning = await learningRuns(DISTRIBUTIONS, show);
+	const queueMode = await queueModeRuns(DISTRIBUTIONS, show);
+	const layout = await layoutRuns(LAYOUT_OPTIONS, show);
 	const memory = await downloadMemory(DOWNLOAD_BYTES);
 	for (const m of memory) console.log(`download ${mb(m.fileBytes)}, ${m.mode} mode: +${mb(m.peakGrowthBytes)} peak RSS`);
 	const cpu = await cpuPerJob(CPU_SIZES, OPTIONS.speed);
@@ -133,6 +200,9 @@ async function main(): Promise<void> {
 		realMs: Date.now() - realStart,
 		batches,
 		tradeoff,
+		learning,
+		queueMode,
+		layout,
 		memory,
 		cpu,
 	};
@@ -161,10 +231,18 @@ function report(
 	const curveRows = tradeoffPoints(batches, input.tradeoff ?? []).map(
 		(p) => `| ${p.plan} | ${p.distribution} | ${p.variant} | ${p.ratio.toFixed(2)}× | ${p.perJob.toFixed(2)} | ${p.received429} | ${p.ratio <= POLLING_TARGET.ratio && p.perJob <= POLLING_TARGET.perJob ? 'yes' : 'no'} |`,
 	);
+	const oracleRows = oracleComparisons(learningPoints(input.learning ?? [])).map(
+		(c) =>
+			`| ${c.plan} | ${c.distribution} | ${c.core.ratio.toFixed(3)}× at ${c.core.perJob.toFixed(2)} | ${c.oracleRatio.toFixed(3)}×${c.extrapolated ? ' (extended)' : ''} | ${((c.core.ratio / c.oracleRatio - 1) * 100).toFixed(1)} % | ${c.met ? 'met' : '**not met**'} |`,
+	);
 	const cpuRows = input.cpu.map((c) => `| ${c.jobs} | ${c.cpuMsPerJob.toFixed(2)} ms | ${c.requestsPerJob.toFixed(2)} | ${(c.realMs / 1000).toFixed(1)} s |`);
 	return `# Benchmark results
 
-Made by \`npm run bench\` on ${input.date} UTC, on ${input.machine}; the whole run took ${minutes(input.realMs)}.
+Made by \`npm run bench\` on ${input.date} UTC, on ${input.machine}; the whole run took ${minutes(input.realMs)}.${
+		input.partialOf
+			? ` That run (\`--polling-update\`) measured core's polling (strategy (c) and the trade-off curve's core points) and the sections of issue 24 again; strategies (a), (b), (d), (e), (f), the naive loops of the curve, memory and CPU are from the whole run of ${input.partialOf} UTC, on the same machine.`
+			: ''
+	}
 
 ![Side by side: wall time against the plan's limit, requests per job, delay to know a job ended](chart.svg)
 
@@ -230,6 +308,51 @@ the corner.
 | Plan | Render times | Variant | Wall ÷ limit | Requests / job | 429s received | In the target |
 |---|---|---|---|---|---|---|
 ${curveRows.join('\n')}
+
+### Learning against knowing (issue 24, item 5)
+
+![Core's polling (learning) and the oracle (knowing the distribution), wall ÷ limit against requests per job](learning.svg)
+
+The oracle is core's own schedule handed, from the batch's first job, the distribution the
+sandbox draws render times from (quantiles of 20,000 draws of its model under another seed) and
+never changing it; core starts from its prior on the API's 30–90 s and learns from the jobs it sees,
+ended and still running, in the same batch (each run is the key's first). Both at look costs 0.05,
+0.1, ${DEFAULT_LOOK_COST_SHARE} (the default) and 0.3 of the median, on **virtual time**: the sandbox's clock stands
+still while a request is in flight (at ×${OPTIONS.speed}, a millisecond of real latency is ${OPTIONS.speed} ms of render
+time, and repeated runs differ by ±4 %, more than what is measured here). Each point is the mean of
+10 batches (render-time seeds ${OPTIONS.renderTimes.seed}–${OPTIONS.renderTimes.seed + 9}): one batch moves by a few hundredths with the schedule's
+jitter alone. The oracle's wall ÷ limit is read off its curve at core's requests a job (straight
+between its two nearest points). Target:
+core within ${ORACLE_MARGIN * 100} %.
+
+| Plan | Render times | Core (default) | Oracle at equal requests a job | Core over the oracle | Verdict |
+|---|---|---|---|---|---|
+${oracleRows.join('\n')}
+
+## Wait for Callback over several webhook processes (issue 24, item 6)
+
+![Wait for Callback with its callbacks over 1, 2 and 4 webhook processes](layout.svg)
+
+Strategy (d), signed callbacks, log-normal render times, on n8n's engine in process: the
+execution's callbacks go in turn to 1, 2 or 4 webhook processes (each a load of the package with
+memory of its own, as n8n's chart routes \`/webhook-waiting/\` round-robin), 50 and 500 items. A
+batch the node refuses as it stands is reported *not supported yet*.
+
+| Plan | Items | Webhook processes | Wall ÷ limit | Requests / job | 429s received / surfaced | Duplicate jobs | Rows failed or unknown | Resumed after the last end |
+|---|---|---|---|---|---|---|---|---|
+${layoutRows(input.layout ?? []).join('\n')}
+
+## Poll batches over workers (issue 24, item 4)
+
+Three executions of 15 rows (45 jobs), each polling its rows at once through core, on Pro: on one
+process, and over two processes sharing the key (executions 1 and 3 on the first, 2 on the second:
+n8n queue mode with two workers), each process with a limiter and a calibration of its own, knowing
+of the other only what the service's answers say. Same sandbox, seed and options as above. Target:
+the two processes within ${QUEUE_MARGIN * 100} % of the one on wall ÷ limit and requests a job, no 429 reaching a row.
+
+| Plan | Render times | Layout | Wall ÷ limit | Requests / job | 429s received / surfaced | Duplicate jobs | Against one process |
+|---|---|---|---|---|---|---|---|
+${queueModeRows(input.queueMode ?? []).join('\n')}
 
 ## 200 MB video downloaded by the n8n node
 

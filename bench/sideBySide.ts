@@ -3,6 +3,7 @@ import { startSandbox, type Sandbox } from '../sandbox';
 import { measureBatch, type BatchResult } from './measure';
 import type { BatchSetup, StrategyOutcome } from './strategies';
 import type { RenderTimeModel } from '../sandbox/renderTimes';
+import { VirtualTime } from '../test/support/virtualTime';
 
 export interface BenchPlan {
 	name: 'Pro' | 'Premium';
@@ -24,6 +25,12 @@ export interface SideBySideOptions {
 	reportProgress?: boolean;
 	/** How the run's render times are drawn, for the tables: `uniform`, `log-normal`. */
 	distribution?: string;
+	/**
+	 * On virtual time (test/support/virtualTime.ts): the sandbox's clock stands still while any
+	 * request is in flight, so real latency adds nothing and a run gives the same figures each time
+	 * (bar the schedule's jitter). Core's strategies only.
+	 */
+	virtual?: boolean;
 }
 
 /**
@@ -40,7 +47,7 @@ export async function runBatch(
 ): Promise<BatchResult> {
 	const sandbox = await startSandbox({
 		port: 0,
-		speed: options.speed,
+		speed: options.virtual ? 0 : options.speed,
 		insecureCallbacks: true,
 		clientClock,
 		renderTimes: options.renderTimes,
@@ -49,7 +56,9 @@ export async function runBatch(
 	try {
 		const startedAt = sandbox.clock.now();
 		const realStart = Date.now();
-		const outcome = await run({ sandbox, apiKey: plan.key(sandbox), limits: plan.limits, rows: options.rows, speed: options.speed });
+		const virtual = options.virtual ? new VirtualTime(sandbox.clock) : undefined;
+		const running = run({ sandbox, apiKey: plan.key(sandbox), limits: plan.limits, rows: options.rows, speed: options.speed, virtual });
+		const outcome = await (virtual ? virtual.run(running) : running);
 		return measureBatch({
 			sandbox,
 			strategy,

@@ -5,9 +5,11 @@ import { createOmniVideoClient, type OmniVideoClient } from '../core/client';
 import { RateLimitError } from '../core/errors/errors';
 import type { Sleep } from '../core/http/transport';
 import type { PlanLimits } from '../core/types';
+import type { RenderCalibration } from '../core/pacing/renderCalibration';
 import { createAxiosTransport } from '../node-host/axiosTransport';
 import { mathRandom, realSleep } from '../node-host/runtime';
 import type { Sandbox } from '../sandbox';
+import type { VirtualTime } from '../test/support/virtualTime';
 
 /** What every strategy hands back: when it knew each job had ended, and what reached the caller. */
 export interface StrategyOutcome {
@@ -23,6 +25,8 @@ export interface BatchSetup {
 	rows: number;
 	/** Virtual time runs this many times faster than real time. */
 	speed: number;
+	/** Set: the sandbox's clock stands still and moves only when every client sleeps (no real latency in the figures). */
+	virtual?: VirtualTime;
 }
 
 /** The prompt of row `i`: one job per row, so that a second job for a row is a duplicate. */
@@ -38,12 +42,13 @@ let clients = 0;
 
 /** A core client that reads the sandbox's clock and sleeps on it, as the bench requires. */
 export function coreClientOn(setup: BatchSetup): OmniVideoClient {
-	const { sandbox } = setup;
+	const { sandbox, virtual } = setup;
+	const transport = createAxiosTransport({ apiKey: setup.apiKey });
 	return createOmniVideoClient({
 		baseUrl: sandbox.url,
-		transport: createAxiosTransport({ apiKey: setup.apiKey }),
+		transport: virtual ? virtual.track(transport) : transport,
 		clock: { now: () => sandbox.clock.now() },
-		sleep: sandboxSleep(setup.speed),
+		sleep: virtual ? virtual.sleep : sandboxSleep(setup.speed),
 		random: mathRandom,
 		limits: setup.limits,
 		// A limiter of its own per run: the process-wide limiter of an earlier run must not carry over.
@@ -107,22 +112,41 @@ export async function coreCallbacks(setup: BatchSetup, signed: boolean): Promise
 
 /**
  * (c): core polling, generateVideo then waitForJob, every row at once. `lookCostShare` moves the
- * schedule along its trade-off (see the trade-off curve); unset, core's default.
+ * schedule along its trade-off (see the trade-off curve); unset, core's default. `calibration`
+ * replaces what the key learns (the oracle's known distribution).
  */
-export async function corePolling(setup: BatchSetup, lookCostShare?: number): Promise<StrategyOutcome> {
-	const { sandbox } = setup;
+export async function corePolling(setup: BatchSetup, lookCostShare?: number, calibration?: RenderCalibration): Promise<StrategyOutcome> {
 	const client = coreClientOn(setup);
+	// The oracle's (bench/oracle.ts): the distribution known instead of learned.
+	if (calibration) client.runtime.calibration = calibration;
 	const outcome: StrategyOutcome = { known: new Map(), surfaced429: 0, failedRows: 0 };
+	await Promise.all(Array.from({ length: setup.rows }, (_, i) => pollRow(setup, client, i, outcome, lookCostShare)));
+	return outcome;
+}
+
+/** One row through core: create, then wait by polling; when it knew the job ended goes to `outcome`. */
+async function pollRow(setup: BatchSetup, client: OmniVideoClient, i: number, outcome: StrategyOutcome, lookCostShare?: number): Promise<void> {
+	try {
+		const created = await client.generateVideo({ prompt: rowPrompt(i), ...ROW_SIZE }, { watched: true });
+		const job = await client.waitForJob(created.job.id, { expectedMs: created.expectedMs, timeoutMs: 2 * 3_600_000, lookCostShare });
+		outcome.known.set(job.id, setup.sandbox.clock.now());
+	} catch (error) {
+		rowFailed(outcome, error);
+	}
+}
+
+/**
+ * Core polling as n8n queue mode runs it: `executions` executions share the rows, each polling
+ * its rows at once, spread in turn over `processes` processes on the same key (each a client with
+ * a limiter and calibration of its own, knowing nothing of the others but what the service says).
+ * One process and one execution is corePolling.
+ */
+export async function corePollingOver(setup: BatchSetup, processes: number, executions: number): Promise<StrategyOutcome> {
+	const clients = Array.from({ length: processes }, () => coreClientOn(setup));
+	const outcome: StrategyOutcome = { known: new Map(), surfaced429: 0, failedRows: 0 };
+	const perExecution = Math.ceil(setup.rows / executions);
 	await Promise.all(
-		Array.from({ length: setup.rows }, async (_, i) => {
-			try {
-				const created = await client.generateVideo({ prompt: rowPrompt(i), ...ROW_SIZE }, { watched: true });
-				const job = await client.waitForJob(created.job.id, { expectedMs: created.expectedMs, timeoutMs: 2 * 3_600_000, lookCostShare });
-				outcome.known.set(job.id, sandbox.clock.now());
-			} catch (error) {
-				rowFailed(outcome, error);
-			}
-		}),
+		Array.from({ length: setup.rows }, (_, i) => pollRow(setup, clients[Math.floor(i / perExecution) % processes], i, outcome)),
 	);
 	return outcome;
 }

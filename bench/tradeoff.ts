@@ -7,8 +7,12 @@ import { STRATEGIES, perJob, ratio } from './targets';
 export interface TradeoffPoint {
 	plan: string;
 	distribution: string;
-	/** `core` (learned schedule, no progress), `core+progress`, `naive` (the plan's jobs at once), `naive-all` (every row at once). */
-	family: 'core' | 'core+progress' | 'naive' | 'naive-all';
+	/**
+	 * `core` (learned schedule, no progress), `oracle` (the same schedule knowing the distribution
+	 * exactly, bench/oracle.ts, on the learning chart only), `core+progress`, `naive` (the plan's
+	 * jobs at once), `naive-all` (every row at once).
+	 */
+	family: 'core' | 'oracle' | 'core+progress' | 'naive' | 'naive-all';
 	variant: string;
 	ratio: number;
 	perJob: number;
@@ -24,7 +28,7 @@ export interface TradeoffVariant {
 	run: (setup: BatchSetup) => Promise<StrategyOutcome>;
 }
 
-const share = (value: number) => `look cost ${value} of the median`;
+export const share = (value: number) => `look cost ${value} of the median`;
 
 /**
  * Core's schedule at other look costs (the default's point comes from the side-by-side), the
@@ -64,3 +68,4 @@ export function tradeoffPoints(sideBySide: BatchResult[], variants: BatchResult[
 	});
 	return [...fromSideBySide, ...fromVariants].sort((a, b) => a.plan.localeCompare(b.plan) || a.distribution.localeCompare(b.distribution) || a.perJob - b.perJob);
 }
+

@@ -12,6 +12,8 @@ function marker(family: TradeoffPoint['family'], x: number, y: number, color: st
 	switch (family) {
 		case 'core':
 			return `<circle cx="${x}" cy="${y}" r="4" fill="${color}"/>`;
+		case 'oracle':
+			return `<circle cx="${x}" cy="${y}" r="4" fill="#fff" stroke="${color}" stroke-width="1.5"/>`;
 		case 'core+progress':
 			return `<rect x="${x - 4}" y="${y - 4}" width="8" height="8" fill="none" stroke="${color}" stroke-width="1.5"/>`;
 		case 'naive':
@@ -36,7 +38,7 @@ export function tradeoffChart(points: TradeoffPoint[], target: { ratio: number; 
 		`<rect width="100%" height="100%" fill="#fff"/>`,
 		`<text x="10" y="20" font-size="15" font-weight="bold">Polling: wall time ÷ the plan’s limit against requests per job (50 jobs)</text>`,
 		`<text x="10" y="38" fill="#555">${esc(subtitle)}</text>`,
-		`<text x="10" y="56" fill="#555">● core, learned schedule, no progress (joined by look cost)   □ core with progress reported   △ naive loop, plan’s jobs at once   ◇ naive loop, every row at once   shaded: the target</text>`,
+		`<text x="10" y="56" fill="#555">● core, learned schedule, no progress (joined by look cost)   ○ the same knowing the distribution (dashed)   □ core with progress reported   △ naive loop, plan’s jobs at once   ◇ naive loop, every row at once   shaded: the target</text>`,
 	];
 	distributions.forEach((distribution, d) => {
 		const x0 = left + d * (panelWidth + 60);
@@ -58,6 +60,8 @@ export function tradeoffChart(points: TradeoffPoint[], target: { ratio: number; 
 			const mine = points.filter((p) => p.distribution === distribution && p.plan === plan);
 			const curve = mine.filter((p) => p.family === 'core').sort((a, b) => a.perJob - b.perJob);
 			if (curve.length > 1) parts.push(`<polyline points="${curve.map((p) => `${sx(p.perJob)},${sy(p.ratio)}`).join(' ')}" fill="none" stroke="${color}"/>`);
+			const oracle = mine.filter((p) => p.family === 'oracle').sort((a, b) => a.perJob - b.perJob);
+			if (oracle.length > 1) parts.push(`<polyline points="${oracle.map((p) => `${sx(p.perJob)},${sy(p.ratio)}`).join(' ')}" fill="none" stroke="${color}" stroke-dasharray="4,3"/>`);
 			for (const p of mine) {
 				parts.push(marker(p.family, sx(p.perJob), sy(p.ratio), color));
 				const off = p.perJob > X.max || p.ratio > Y.max;

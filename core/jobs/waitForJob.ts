@@ -57,6 +57,8 @@ export async function waitForJob(
 		// still render, but nothing here will see it end: a create that needs its place looks it up
 		// once, rather than waiting out its whole hold (a retried run would otherwise wait ~70 s).
 		runtime.limiter.notWatchingJob(jobId);
+		// Seen done, it was learned from already; otherwise nothing here will see its end.
+		runtime.calibration.forget(jobId);
 	}
 }
 
@@ -74,8 +76,8 @@ async function pollUntilEnded(runtime: ApiRuntime, jobId: string, options: WaitF
 	let progress: number | undefined;
 	for (let attempt = 0; ; attempt++) {
 		const now = clock.now();
-		// Asked at each look: jobs ending meanwhile (this batch's too) teach the key's distribution.
-		const learnedMs = runtime.calibration.learnedTimes(givenMs);
+		// Asked at each look: jobs ending or seen running meanwhile (this batch's too) teach the key's distribution.
+		const learnedMs = runtime.calibration.learnedTimes(givenMs, jobId);
 		const delay = nextPollDelayMs({ attempt, expectedMs, elapsedMs: now - createdAt, progress, learnedMs, lookCostShare: options.lookCostShare, random });
 		const lastLook = now + delay >= deadline;
 		const what = `Waiting for Omni Video job ${jobId}`;
@@ -93,6 +95,8 @@ async function pollUntilEnded(runtime: ApiRuntime, jobId: string, options: WaitF
 		}
 		if (job.status === 'failed') throw jobFailedError(job);
 		progress = job.progress;
+		// Still running this long: the key's distribution counts it (a batch shows its short jobs first).
+		runtime.calibration.seenRunning(jobId, givenMs, clock.now() - createdAt);
 		options.onProgress?.(job);
 		if (lastLook) {
 			throw new TimeoutError(
@@ -110,5 +114,5 @@ function learnRenderTime(runtime: ApiRuntime, job: JobRecord, expectedMs: number
 	// Parsed records hold ISO timestamps (see parseJob).
 	const created = Date.parse(job.createdAt ?? '');
 	const completed = Date.parse(job.completedAt ?? '');
-	if (Number.isFinite(created) && Number.isFinite(completed)) runtime.calibration.record(expectedMs, completed - created);
+	if (Number.isFinite(created) && Number.isFinite(completed)) runtime.calibration.record(expectedMs, completed - created, job.id);
 }

@@ -39,12 +39,12 @@ const OVERRUN_SHARE = 0.5;
  * How long to wait before the next lookup of a running job.
  *
  * When the service reports progress, the next look is at the end it implies, sooner or later
- * than anything else would place it. Otherwise, once the key's render times are learned as a
- * distribution (`learnedMs`), every look, the first included, is where the expected idle time
- * plus the cost of the looks still to come is lowest given that the job still runs (see
- * learnedLooks.ts); a job running past everything learned backs off. Before that, the first look
- * is at the job's expected completion (so most jobs cost one lookup) and each later one backs off
- * from a step of a sixth of the expected time, with jitter.
+ * than anything else would place it. Otherwise, given the key's render-time distribution
+ * (`learnedMs`: from the key's first job on, see renderCalibration.ts), every look, the first
+ * included, is where the expected idle time plus the cost of the looks still to come is lowest
+ * given that the job still runs (see learnedLooks.ts); a job running past everything learned backs
+ * off. Without a distribution, the first look is at the job's expected completion and each later
+ * one backs off from a step of a sixth of the expected time, with jitter.
  */
 export function nextPollDelayMs(input: {
 	/** 0 for the first look. */

@@ -130,13 +130,48 @@ describe('looks placed by the learned distribution', () => {
 });
 
 describe('the calibration as a distribution', () => {
-	it('gives the learned times scaled to the job’s estimate once five jobs were seen, sorted', () => {
+	const median = (times: number[]) => times[Math.floor(times.length / 2)];
+
+	it('starts, with nothing learned, from a prior across the API’s 30–90 s scaled to the job’s estimate', () => {
+		const times = new RenderCalibration().learnedTimes(56_000);
+		expect(times.length).toBeGreaterThan(10);
+		expect(times[0]).toBeGreaterThanOrEqual(30_000);
+		expect(times[times.length - 1]).toBeLessThanOrEqual(92_000);
+		expect(median(times)).toBeGreaterThan(50_000);
+		expect(median(times)).toBeLessThan(66_000);
+		// A job expected to take twice as long: twice each time.
+		expect(new RenderCalibration().learnedTimes(112_000)).toEqual(times.map((ms) => ms * 2));
+	});
+
+	it('moves to the key’s own jobs as they are seen end, the prior keeping only a few jobs’ weight', () => {
 		const calibration = new RenderCalibration();
-		for (const ms of [70_000, 35_000, 56_000, 84_000]) calibration.record(56_000, ms);
-		expect(calibration.learnedTimes(56_000)).toBeUndefined();
-		calibration.record(56_000, 42_000);
-		expect(calibration.learnedTimes(56_000)).toEqual([35_000, 42_000, 56_000, 70_000, 84_000]);
-		// A job expected to take twice as long would take twice each time.
-		expect(calibration.learnedTimes(112_000)).toEqual([70_000, 84_000, 112_000, 140_000, 168_000]);
+		for (let i = 0; i < 20; i++) calibration.record(56_000, 80_000 + i * 200);
+		const times = calibration.learnedTimes(56_000);
+		expect(median(times)).toBeGreaterThanOrEqual(80_000);
+		expect(median(times)).toBeLessThanOrEqual(84_000);
+	});
+
+	it('counts the jobs still running: a batch whose short jobs ended first does not take them for the whole', () => {
+		// Ten jobs made together: four ended at 35–41 s, six were still running when looked at, 60 s in.
+		const calibration = new RenderCalibration();
+		for (let i = 0; i < 4; i++) calibration.record(56_000, 35_000 + i * 2_000, `short-${i}`);
+		const endedOnly = calibration.learnedTimes(56_000);
+		for (let i = 0; i < 6; i++) calibration.seenRunning(`long-${i}`, 56_000, 60_000);
+		const withRunning = calibration.learnedTimes(56_000);
+		// From the ended jobs alone, most of the distribution sits near 40 s; with the running ones,
+		// six in ten jobs take longer than 60 s.
+		expect(median(endedOnly)).toBeLessThan(45_000);
+		expect(median(withRunning)).toBeGreaterThan(60_000);
+		expect(withRunning.filter((ms) => ms > 60_000).length / withRunning.length).toBeGreaterThan(0.5);
+	});
+
+	it('forgets a running job once it ends or nothing here will see it end', () => {
+		const calibration = new RenderCalibration();
+		for (let i = 0; i < 6; i++) calibration.seenRunning(`job-${i}`, 56_000, 80_000);
+		const running = median(calibration.learnedTimes(56_000));
+		for (let i = 0; i < 3; i++) calibration.forget(`job-${i}`);
+		for (let i = 3; i < 6; i++) calibration.record(56_000, 40_000, `job-${i}`);
+		expect(running).toBeGreaterThan(75_000);
+		expect(median(calibration.learnedTimes(56_000))).toBeLessThan(50_000);
 	});
 });
