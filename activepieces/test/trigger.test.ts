@@ -1,24 +1,22 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
-import type { Piece } from '@activepieces/pieces-framework';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { standardWebhookSignature } from '../../sandbox/signing';
 import type { ReceivedCallback } from '../../test/support/receiver';
 import { deliveriesOf, deliveryOf } from '../../test/support/callbackDelivery';
-import { EngineServer, installPiece, loadPiece, runTriggerHook, type InstalledPiece } from './engine';
+import { EngineServer, installPiece, runTriggerHook, type InstalledPiece } from './engine';
 
 /**
  * Job Completed as Activepieces' engine drives a webhook trigger (./engine.ts): enabled once, then
  * run with each request the sandbox really sent to the webhook (its signed callbacks), tested in
- * the builder, disabled.
+ * the builder, disabled; each hook and each webhook in an engine process of its own, the flow's
+ * store on the server.
  */
 let sandbox: Sandbox;
 let installed: InstalledPiece;
-let piece: Piece;
 
 beforeAll(async () => {
 	sandbox = await startSandbox({ port: 0, speed: 40, insecureCallbacks: true });
 	installed = installPiece();
-	piece = loadPiece(installed);
 });
 afterAll(async () => {
 	await sandbox.close();
@@ -39,28 +37,26 @@ const input = (options: { secret?: boolean; outcome?: string; includeVideoFile?:
 
 async function enabledFlow(options: { secret?: boolean; outcome?: string } = {}): Promise<Flow> {
 	const flow = { id: `flow_${++flows}`, server: new EngineServer() };
-	await runTriggerHook(piece, flow.server, { triggerName: 'job_completed', hook: 'ON_ENABLE', flowId: flow.id, input: input(options) });
+	await runTriggerHook(installed, flow.server, { triggerName: 'job_completed', hook: 'ON_ENABLE', flowId: flow.id, input: input(options) });
 	return flow;
 }
 
 /** The request the sandbox sent, as the server hands a webhook's request to the trigger. */
 const payloadOf = (delivery: ReceivedCallback) => ({ method: 'POST', headers: delivery.headers, body: JSON.parse(delivery.body) as unknown, rawBody: delivery.body, queryParams: {} });
 
-/** One delivery to the flow's webhook: the trigger's run, whose items each start a run of the flow. */
-async function fire(delivery: ReceivedCallback, options: { secret?: boolean; flow?: Flow; outcome?: string; includeVideoFile?: boolean; piece?: Piece } = {}) {
+/** One delivery to the flow's webhook: the trigger's run (in an engine process of its own), whose items each start a run of the flow. */
+async function fire(delivery: ReceivedCallback, options: { secret?: boolean; flow?: Flow; outcome?: string; includeVideoFile?: boolean } = {}) {
 	const flow = options.flow ?? (await enabledFlow(options));
-	return (await runTriggerHook(options.piece ?? piece, flow.server, { triggerName: 'job_completed', hook: 'RUN', flowId: flow.id, input: input(options), payload: payloadOf(delivery) })) as Array<Record<string, unknown>>;
+	return (await runTriggerHook(installed, flow.server, { triggerName: 'job_completed', hook: 'RUN', flowId: flow.id, input: input(options), payload: payloadOf(delivery) })) as Array<Record<string, unknown>>;
 }
 
-/** The piece as a newly started engine process loads it: nothing remembered but the flow's store. */
-const restartedEngine = () => loadPiece(installed, { fresh: true });
 
 it('is enabled and disabled with nothing to register, and its test in the builder shows a sample delivery', async () => {
 	const flow = await enabledFlow();
 	const before = sandbox.journal.length;
-	const sample = await runTriggerHook(piece, flow.server, { triggerName: 'job_completed', hook: 'TEST', flowId: flow.id, input: input({}) });
+	const sample = await runTriggerHook(installed, flow.server, { triggerName: 'job_completed', hook: 'TEST', flowId: flow.id, input: input({}) });
 	expect(sample).toEqual([expect.objectContaining({ jobId: expect.any(String), status: 'done', confirmedBy: 'signature' })]);
-	await runTriggerHook(piece, flow.server, { triggerName: 'job_completed', hook: 'ON_DISABLE', flowId: flow.id, input: input({}) });
+	await runTriggerHook(installed, flow.server, { triggerName: 'job_completed', hook: 'ON_DISABLE', flowId: flow.id, input: input({}) });
 	expect(sandbox.journal.length).toBe(before);
 	expect(flow.server.storeEntries.size).toBe(0);
 });
@@ -72,7 +68,7 @@ it('a signed callback starts the flow once, with no request; its replay does not
 	expect(await fire(delivery, { secret: true, flow })).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'signature', videoUrl: expect.stringMatching(/output\.mp4$/) })]);
 	expect(sandbox.journal.length).toBe(before);
 	expect(await fire(delivery, { secret: true, flow })).toEqual([]);
-	expect(await fire(delivery, { secret: true, flow, piece: restartedEngine() })).toEqual([]);
+	expect(await fire(delivery, { secret: true, flow })).toEqual([]);
 });
 
 it('a forged signature starts nothing', async () => {
@@ -126,5 +122,5 @@ it('a replay of a delivered outcome under a new webhook id, validly signed, does
 		headers: { ...delivery.headers, 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': standardWebhookSignature(sandbox.webhookSecret, id, timestamp, delivery.body) },
 	});
 	expect(await fire(resigned('msg_replayed'), { secret: true, flow })).toEqual([]);
-	expect(await fire(resigned('msg_replayed_later'), { secret: true, flow, piece: restartedEngine() })).toEqual([]);
+	expect(await fire(resigned('msg_replayed_later'), { secret: true, flow })).toEqual([]);
 });
