@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
 import { Property, type FilesService } from '@activepieces/pieces-framework';
-import { maxFileBytes, DEFAULT_MAX_FILE_SIZE_MB } from './run/runLimits';
+import { maxFileBytes, maxFileMb, DEFAULT_MAX_FILE_SIZE_MB } from './run/runLimits';
 import { errorFromResponse, errorFromTransportFailure, jobView, TransportFailure, transportFailureKind, type JobRecord, type JobView } from '../../core';
 
 /** A job as a step's output: core's view of it, plus what the step adds. */
@@ -22,8 +22,9 @@ export const includeVideoFileProp = Property.Checkbox({
 
 /** Why a video stays a link: it is larger than a run's file may be. */
 function tooLargeReason(job: JobRecord, size: number): string {
-	const mb = (bytes: number) => bytes / (1024 * 1024);
-	return `The video of Omni Video job ${job.id} is ${mb(size).toFixed(1)} MB, over the ${mb(maxVideoFileBytes())} MB a run's file may hold: use its Video URL.`;
+	const mb = size / (1024 * 1024);
+	const shown = mb >= 0.1 ? `${mb.toFixed(1)} MB` : `${Math.ceil(size / 1024)} KB`;
+	return `The video of Omni Video job ${job.id} is ${shown}, over the ${maxFileMb()} MB a run's file may hold on this instance (AP_MAX_FILE_SIZE_MB): use its Video URL.`;
 }
 
 /**

@@ -81,6 +81,8 @@ export interface EngineSettings {
 	flowTimeoutSeconds?: number;
 	/** Which engine's loader finds the piece (see PieceLoader): today's by default. */
 	loader?: PieceLoader;
+	/** Runs after the engine process answered and before the server records the run's new state. */
+	beforeRunStatus?: () => Promise<void>;
 }
 
 const ENGINE_PROCESS = join(__dirname, 'engineProcess.ts');
@@ -137,6 +139,7 @@ export async function runActionStep(target: Piece | InstalledPiece, server: Engi
 		result = await executeActionStep(target, urls, info, step);
 	}
 	run.steps.set(step.stepName, result);
+	await settings.beforeRunStatus?.();
 	server.setRunStatus(run.id, result.status === 'SUCCEEDED' ? 'SUCCEEDED' : result.status);
 	return result;
 }

@@ -79,6 +79,11 @@ export class EngineServer {
 	) {}
 	/** Resumes the server made by itself, at a DELAY waitpoint's time. */
 	delayResumes = 0;
+	/** Resume requests that came while their run was RUNNING (held for its pause). */
+	bufferedResumes = 0;
+	/** Faults: the next N step files are refused (500), and resume requests are answered but lost. */
+	failNextFileWrites = 0;
+	loseResumes = false;
 
 	get publicApiUrl(): string {
 		return this.givenPublicApiUrl ?? `${this.requireOrigin()}/api/`;
@@ -196,6 +201,10 @@ export class EngineServer {
 	private stepFile(raw: Buffer, answer: (status: number, body?: unknown) => void): void {
 		const { fileName, stepName, base64 } = JSON.parse(raw.toString('utf8')) as { fileName: string; stepName: string; base64: string };
 		const data = Buffer.from(base64, 'base64');
+		if (this.failNextFileWrites > 0) {
+			this.failNextFileWrites--;
+			return answer(500, { message: 'Failed to upload the file: the server could not store it' });
+		}
 		if (data.length > this.maxFileSizeMb * 1024 * 1024) {
 			return answer(413, { message: `File size ${(data.length / 1024 / 1024).toFixed(1)} MB is larger than the limit of ${this.maxFileSizeMb} MB` });
 		}
@@ -229,11 +238,13 @@ export class EngineServer {
 		const payload: ResumePayload = { body, headers, queryParams: Object.fromEntries(url.searchParams) };
 		const status = this.runStatus.get(runId);
 		const waitpoint = this.live.get(waitpointId);
+		if (this.loseResumes) return {};
 		if (status === 'PAUSED') {
 			if (waitpoint && waitpoint.runId === runId) this.resumeRun(waitpoint, payload);
 			else this.ignoredResumes.push({ runId, waitpointId });
 		} else if (status === 'RUNNING') {
 			// Buffered: the run resumes with it as soon as it pauses.
+			this.bufferedResumes++;
 			if (waitpoint && waitpoint.status === 'PENDING') Object.assign(waitpoint, { status: 'COMPLETED', resumePayload: payload });
 			else if (![...this.live.values()].some((other) => other.runId === runId)) {
 				const id = `wp_${this.waitpoints.length + 1}`;

@@ -20,9 +20,13 @@ export function flowTimeoutMs(): number {
 	return positiveNumber(process.env.AP_FLOW_TIMEOUT_SECONDS, DEFAULT_FLOW_TIMEOUT_SECONDS) * 1000;
 }
 
-/** The largest file a step may write (the server refuses larger ones). */
+/** The largest file a step may write, in MB as the instance sets it (the server refuses larger ones). */
+export function maxFileMb(): number {
+	return positiveNumber(process.env.AP_MAX_FILE_SIZE_MB, DEFAULT_MAX_FILE_SIZE_MB);
+}
+
 export function maxFileBytes(): number {
-	return Math.floor(positiveNumber(process.env.AP_MAX_FILE_SIZE_MB, DEFAULT_MAX_FILE_SIZE_MB) * 1024 * 1024);
+	return Math.floor(maxFileMb() * 1024 * 1024);
 }
 
 /**
