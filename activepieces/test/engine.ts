@@ -2,33 +2,53 @@
 /**
  * The Activepieces engine as a piece meets it, for tests. The engine is not published on npm, so
  * this reproduces, in our own code, what its source does around a piece. Read in
- * activepieces/activepieces, packages/server/engine/src/lib/:
- * - helper/piece-loader.ts (02e12669): a piece is found under `<AP_CUSTOM_PIECES_PATHS entry>/pieces/
- *   <name>-<version>/node_modules/<name>`, loaded from its package.json's `main`, and the export
- *   whose constructor is `Piece` is the piece (shared's extractPieceFromModule).
- * - handler/piece-executor.ts (014e63de): an action's context: BEGIN, or RESUME with the server's
- *   resumePayload when the step's last output was PAUSED; the flow's store; the step's files;
- *   server URLs; `run.id`; `createWaitpoint` (the server makes the waitpoint and its resume URL) and
- *   `waitForWaitpoint` (the step's output is kept and the run pauses); the step's `test` instead of
- *   `run` when a single step is tested; a thrown error fails the step with its message.
- * - helper/error-handling.ts (03c3239e): Retry on Failure runs a failed step again, up to the
- *   engine's attempts, after an exponential backoff, with the same run and store.
+ * activepieces/activepieces (commits as stored when read):
+ * - packages/server/engine/src/lib/helper/piece-loader.ts (02e12669): a piece is found under
+ *   `<AP_CUSTOM_PIECES_PATHS entry>/pieces/<name>-<version>/`: `index.bundle.js` at that root,
+ *   else the package's own `index.bundle.js`, else its package.json's `main`, else
+ *   `src/index.js` (the only entry older engines load); the export whose constructor is named
+ *   `Piece` is the piece (shared's extractPieceFromModule). See engineOperation.ts's PieceLoader.
+ * - packages/server/worker/src/lib/cache/pieces/piece-installer.ts (0e4e924b): a registry piece is
+ *   installed as a dependency of that folder; an uploaded archive is unpacked there with its
+ *   `package/` stripped and nothing installed (install.test.ts does both with the packed tarball).
+ * - packages/server/engine/src/lib/handler/piece-executor.ts (014e63de): an action's context: BEGIN,
+ *   or RESUME with the server's resumePayload when the step's last output was PAUSED; the flow's
+ *   store; the step's files; server URLs; `run.id`; `createWaitpoint` (the server makes the
+ *   waitpoint and its resume URL) and `waitForWaitpoint` (the step's output is kept and the run
+ *   pauses); the step's `test` instead of `run` when a single step is tested; a thrown error
+ *   fails the step with its message.
+ * - packages/server/engine/src/lib/helper/error-handling.ts (03c3239e): Retry on Failure runs a
+ *   failed step again in the same engine operation (the same process), up to the engine's
+ *   attempts, after an exponential backoff, with the same run and store.
+ * - packages/server/engine/src/lib/handler/context/engine-constants.ts (0ced02e4) and
+ *   handler/action-run-step-runner.ts (45aec8bd): an action run alone, as an agent's or MCP
+ *   tool, gets the constant ids of shared's DEFAULT_MCP_DATA (`mcp-flow-id`, `mcp-flow-run-id`)
+ *   and no flow to pause (ActionStep.toolCall).
+ * - packages/server/worker/src/lib/sandbox/sandbox.ts (014b8781) and the worker's sandbox
+ *   environment (its baseEnv: AP_FLOW_TIMEOUT_SECONDS, AP_MAX_FILE_SIZE_MB): each run and each
+ *   webhook is one operation of an engine process, killed at the flow timeout (the run ends as
+ *   TIMEOUT); the engine process reads both limits from its environment.
+ * - packages/server/engine/src/lib/services/storage.service.ts (151d8486), waitpoint-client.ts
+ *   (79303a80), step-files.service.ts (37c44745), and the server's waitpoint-service.ts
+ *   (014e63de), resume-controller.ts (014e63de), resume-delay-handler.ts (892d6081): see
+ *   engineServer.ts, the server side, reached over HTTP only.
  * - variables/props-processor.ts (07017f72) and variables/processors/{text,number,checkbox,file}.ts:
  *   the step's resolved input is converted by property type (a file from a URL or a base64 data
  *   URI becomes an ApFile) and validated (a required value of the wrong type fails the step).
- * - services/storage.service.ts (151d8486): store keys are `flow_<flowId>/<key>` in flow scope and
- *   `<key>` in project scope, prefixed with `test` when a trigger is tested.
- * - services/step-files.service.ts (37c44745): a file is posted to the server, refused above the
- *   instance's size limit, and named by the URL the server answers.
  * - helper/trigger-helper.ts (00a62a41): a trigger's onEnable, run (with the webhook request as
- *   `payload`), test and onDisable get the same context shape, with `webhookUrl` and the store.
+ *   `payload`), test and onDisable get the same context shape, with `webhookUrl` and the store
+ *   (keys prefixed with `test` when a trigger is tested).
  *
- * What still differs from the real engine: the piece runs in the test's process, not in the
- * engine's sandboxed worker; the server's store, files and waitpoints are kept in memory here
- * (`EngineServer`), not in its database; inputs are given resolved (no `{{step.output}}`
- * expressions); the step's progress updates, tags, agent tools and connections manager are absent
- * (the piece uses none of them); a webhook request's payload is built from the request the sandbox
- * sent (method, headers, parsed body, raw body, query), as the server's webhook controller does.
+ * Given the installed piece, each operation runs in an engine process of its own
+ * (engineProcess.ts, started with the worker's environment and killed at its time limit); given
+ * a loaded piece, in the test's process (for what needs no process: metadata, a connection's
+ * validation). What still differs from the real engine: the engine process is Node with tsx, not
+ * the engine's bundle in its sandbox; the server keeps its store, files and waitpoints in memory
+ * (engineServer.ts), not in a database, and takes step files as JSON; inputs are given resolved
+ * (no `{{step.output}}` expressions); the step's progress updates, tags, agent tools and
+ * connections manager are absent (the piece uses none of them); a webhook request's payload is
+ * built from the request the sandbox sent (method, headers, parsed body, raw body, query), as the
+ * server's webhook controller does.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';

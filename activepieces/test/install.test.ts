@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- the Activepieces piece's test harness: n8n's rules for community nodes do not apply to it */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getPackageAliasForPiece } from '@activepieces/shared';
@@ -22,7 +22,7 @@ import { EngineServer, newFlowRun, runActionStep, PIECE_PACKAGE_DIR, type Instal
  */
 let sandbox: Sandbox;
 let tarball: string;
-const manifest = require('../package.json') as { name: string; version: string };
+const manifest = JSON.parse(readFileSync(join(PIECE_PACKAGE_DIR, 'package.json'), 'utf8')) as { name: string; version: string };
 
 beforeAll(async () => {
 	sandbox = await startSandbox({ port: 0, speed: 40 });
