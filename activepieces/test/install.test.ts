@@ -13,7 +13,7 @@ import { EngineServer, newFlowRun, runActionStep, PIECE_PACKAGE_DIR, type Instal
  * two ways a platform adds a private piece (read in activepieces/activepieces,
  * packages/server/worker/src/lib/cache/pieces/piece-installer.ts, 0e4e924b):
  * - from npm: the worker writes `pieces/<name>-<version>/package.json` depending on the package and
- *   installs it (bun there, npm here, offline from the npm cache): the package's files and its
+ *   installs it (bun there, npm here, from the npm cache or registry): the package's files and its
  *   dependencies, nothing of this repository;
  * - as an uploaded archive: the worker unpacks the .tgz into `pieces/<name>-<version>/` with the
  *   tarball's `package/` stripped, and installs nothing: only `index.bundle.js` at that root runs.
@@ -46,7 +46,7 @@ function emptyPiecesFolder(): { installed: InstalledPiece; pieceFolder: string }
 function installedFromNpm(): InstalledPiece {
 	const { installed, pieceFolder } = emptyPiecesFolder();
 	writeFileSync(join(pieceFolder, 'package.json'), JSON.stringify({ name: `${manifest.name}-${manifest.version}`.replace('@', '').replace('/', '-'), version: manifest.version, dependencies: { [manifest.name]: `file:${tarball}` } }));
-	execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--install-links', '--loglevel=error'], { cwd: pieceFolder, stdio: 'ignore' });
+	execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--install-links', '--loglevel=error'], { cwd: pieceFolder, stdio: 'ignore' });
 	return installed;
 }
 
