@@ -84,6 +84,7 @@ export class EngineServer {
 	/** Faults: the next N step files are refused (500), and resume requests are answered but lost. */
 	failNextFileWrites = 0;
 	loseResumes = false;
+	private gathering?: { keyPart: string; count: number; held: Array<() => void> };
 
 	get publicApiUrl(): string {
 		return this.givenPublicApiUrl ?? `${this.requireOrigin()}/api/`;
@@ -171,7 +172,7 @@ export class EngineServer {
 			res.end(body === undefined ? '' : JSON.stringify(body));
 		};
 		try {
-			if (url.pathname === '/api/v1/store-entries') return this.store(req.method ?? 'GET', url, raw, answer);
+			if (url.pathname === '/api/v1/store-entries') return await this.store(req.method ?? 'GET', url, raw, answer);
 			if (url.pathname === '/api/v1/step-files' && req.method === 'POST') return this.stepFile(raw, answer);
 			if (url.pathname === '/api/v1/waitpoints' && req.method === 'POST') return answer(201, this.createForPause(JSON.parse(raw.toString('utf8')) as CreateWaitpoint));
 			const resume = /^\/api\/v1\/flow-runs\/([^/]+)\/waitpoints\/([^/]+)$/.exec(url.pathname);
@@ -182,8 +183,31 @@ export class EngineServer {
 		}
 	}
 
-	private store(method: string, url: URL, raw: Buffer, answer: (status: number, body?: unknown) => void): void {
+	/**
+	 * The next `count` store reads of keys containing `keyPart` are answered together, once all
+	 * have come (or after 30 s): engine processes that read "not seen yet" at the same moment, the
+	 * race a real instance's separate processes run, made certain instead of left to timing.
+	 */
+	gatherStoreReads(keyPart: string, count: number): void {
+		const gathering = { keyPart, count, held: [] as Array<() => void> };
+		this.gathering = gathering;
+		setTimeout(() => this.releaseGathered(gathering), 30_000).unref();
+	}
+
+	private releaseGathered(gathering: NonNullable<EngineServer['gathering']>): void {
+		if (this.gathering === gathering) this.gathering = undefined;
+		for (const release of gathering.held.splice(0)) release();
+	}
+
+	private async store(method: string, url: URL, raw: Buffer, answer: (status: number, body?: unknown) => void): Promise<void> {
 		this.storeRequests++;
+		const gathering = this.gathering;
+		if (method === 'GET' && gathering && (url.searchParams.get('key') ?? '').includes(gathering.keyPart)) {
+			await new Promise<void>((resolve) => {
+				gathering.held.push(resolve);
+				if (gathering.held.length >= gathering.count) this.releaseGathered(gathering);
+			});
+		}
 		if (method === 'POST') {
 			const { key, value } = JSON.parse(raw.toString('utf8')) as { key: string; value: unknown };
 			this.storeEntries.set(key, value);

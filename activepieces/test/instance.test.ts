@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { EngineServer, installPiece, newFlowRun, runActionStep, runStepThrough, type ActionStep, type EngineSettings, type InstalledPiece } from './engine';
 

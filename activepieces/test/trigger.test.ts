@@ -165,6 +165,8 @@ it('copies of one callback run by different engine processes at the same moment 
 	for (const secret of [true, false]) {
 		const delivery = await deliveryOf(sandbox, `Two processes, one start (${secret ? 'signed' : 'looked up'})`);
 		const flow = await enabledFlow({ secret });
+		// The three processes read whether the outcome was seen at the same moment.
+		flow.server.gatherStoreReads('omni-video:outcome:', 3);
 		const started = (await Promise.all([fire(delivery, { secret, flow }), fire(delivery, { secret, flow }), fire(delivery, { secret, flow })])).flat();
 		expect(started).toEqual([expect.objectContaining({ status: 'done' })]);
 		expect([...flow.server.storeEntries.keys()].filter((key) => key.includes('omni-video:claim:'))).toEqual([]);
