@@ -12,6 +12,9 @@ import { EngineServer, installPiece, loadPiece, newFlowRun, runActionStep, type 
  * context built for BEGIN or RESUME, the store, files and waitpoints on the server over HTTP,
  * against the real sandbox (10× faster than the service is 40× here).
  */
+// Each step is an engine process of its own (a second or more to start, more on a loaded machine).
+jest.setTimeout(120_000);
+
 const SPEED = 40;
 let sandbox: Sandbox;
 let installed: InstalledPiece;
