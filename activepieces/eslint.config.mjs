@@ -10,7 +10,7 @@ const quiet = { create: () => ({}) };
 const n8nRulesSwitchedOff = { rules: { 'no-restricted-imports': quiet, 'no-restricted-globals': quiet, 'require-node-api-error': quiet } };
 
 export default tseslint.config(
-	{ ignores: ['dist', 'node_modules'] },
+	{ ignores: ['dist', 'node_modules', 'index.bundle.js', 'src/index.js'] },
 	{
 		files: ['src/**/*.ts', 'test/**/*.ts'],
 		extends: [js.configs.recommended, tseslint.configs.recommended],

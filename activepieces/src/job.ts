@@ -1,27 +1,30 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
 import { Property, type FilesService } from '@activepieces/pieces-framework';
+import { maxFileBytes, maxFileMb, DEFAULT_MAX_FILE_SIZE_MB } from './run/runLimits';
 import { errorFromResponse, errorFromTransportFailure, jobView, TransportFailure, transportFailureKind, type JobRecord, type JobView } from '../../core';
 
 /** A job as a step's output: core's view of it, plus what the step adds. */
 export type JobOutput = JobView & Record<string, unknown>;
 
 /**
- * The largest video the piece stores as a flow file: Activepieces' cloud refuses files over 10 MB
- * (a self-hosted instance sets its own limit, AP_MAX_FILE_SIZE_MB). Larger videos stay links.
+ * The largest video the piece stores as a flow file: the instance's own limit (AP_MAX_FILE_SIZE_MB,
+ * 10 MB on Activepieces' cloud, 4 or 25 MB by default on self-hosted releases), read from the
+ * engine's environment. Larger videos stay links.
  */
-export const MAX_VIDEO_FILE_BYTES = 10 * 1024 * 1024;
+const maxVideoFileBytes = maxFileBytes;
 
 export const includeVideoFileProp = Property.Checkbox({
 	displayName: 'Include Video File',
-	description: `Also store the finished MP4 as a file of the run (up to ${MAX_VIDEO_FILE_BYTES / (1024 * 1024)} MB), for steps that take a file. A larger video stays a link (Video File Skipped says why); the Video URL is there either way.`,
+	description: `Also store the finished MP4 as a file of the run (up to your instance's file limit, ${DEFAULT_MAX_FILE_SIZE_MB} MB on Activepieces' cloud), for steps that take a file. A larger video stays a link (Video File Skipped says why); the Video URL is there either way.`,
 	required: false,
 	defaultValue: false,
 });
 
 /** Why a video stays a link: it is larger than a run's file may be. */
 function tooLargeReason(job: JobRecord, size: number): string {
-	const mb = (bytes: number) => bytes / (1024 * 1024);
-	return `The video of Omni Video job ${job.id} is ${mb(size).toFixed(1)} MB, over the ${mb(MAX_VIDEO_FILE_BYTES)} MB a run's file may hold: use its Video URL.`;
+	const mb = size / (1024 * 1024);
+	const shown = mb >= 0.1 ? `${mb.toFixed(1)} MB` : `${Math.ceil(size / 1024)} KB`;
+	return `The video of Omni Video job ${job.id} is ${shown}, over the ${maxFileMb()} MB a run's file may hold on this instance (AP_MAX_FILE_SIZE_MB): use its Video URL.`;
 }
 
 /**
@@ -38,7 +41,8 @@ async function videoFile(files: FilesService, job: JobRecord): Promise<{ videoFi
 	}
 	if (!response.ok) throw errorFromResponse({ status: response.status, headers: {}, body: undefined }, { operation: 'download', jobId: job.id, nowMs: Date.now() });
 	const declared = Number(response.headers.get('content-length'));
-	if (declared > MAX_VIDEO_FILE_BYTES) {
+	const limit = maxVideoFileBytes();
+	if (declared > limit) {
 		await response.body?.cancel();
 		return { videoFileSkipped: tooLargeReason(job, declared) };
 	}
@@ -46,7 +50,7 @@ async function videoFile(files: FilesService, job: JobRecord): Promise<{ videoFi
 	let size = 0;
 	for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
 		size += chunk.byteLength;
-		if (size > MAX_VIDEO_FILE_BYTES) {
+		if (size > limit) {
 			await response.body?.cancel().catch(() => undefined);
 			return { videoFileSkipped: tooLargeReason(job, size) };
 		}

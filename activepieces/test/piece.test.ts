@@ -4,26 +4,28 @@ import type { AddressInfo } from 'node:net';
 import type { Piece } from '@activepieces/pieces-framework';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { GENERATE_LIMITS, PLANS, TYPICAL_RENDER_SECONDS } from '../../core';
-import { EngineServer, installPiece, loadPiece, newFlowRun, runActionStep, type ActionStep, type FlowRun } from './engine';
-import { startResumeServer } from './resumeEndpoint';
+import { EngineServer, installPiece, loadPiece, newFlowRun, runActionStep, type ActionStep, type FlowRun, type InstalledPiece } from './engine';
 
 /**
- * The piece as Activepieces' engine runs it (./engine.ts): loaded from its built package, each
- * step's input processed and validated, its context built for BEGIN or RESUME, against the real
- * sandbox (10× faster than the service is 40× here).
+ * The piece as Activepieces' engine runs it (./engine.ts): each run of a step in an engine
+ * process of its own, loaded from its built package, its input processed and validated, its
+ * context built for BEGIN or RESUME, the store, files and waitpoints on the server over HTTP,
+ * against the real sandbox (10× faster than the service is 40× here).
  */
+// Each step is an engine process of its own (a second or more to start, more on a loaded machine).
+jest.setTimeout(120_000);
+
 const SPEED = 40;
 let sandbox: Sandbox;
-let resume: Awaited<ReturnType<typeof startResumeServer>>;
+let installed: InstalledPiece;
 let piece: Piece;
 
 beforeAll(async () => {
 	sandbox = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: true });
-	resume = await startResumeServer();
-	piece = loadPiece(installPiece());
+	installed = installPiece();
+	piece = loadPiece(installed);
 });
 afterAll(async () => {
-	await resume.close();
 	await sandbox.close();
 });
 
@@ -44,7 +46,7 @@ interface Step extends Omit<ActionStep, 'input' | 'stepName'> {
 
 /** Runs one step through the engine; its output, or the engine's failure message as an error. */
 async function step(actionName: string, props: Record<string, unknown>, options: Omit<Step, 'actionName'> = {}): Promise<Record<string, unknown>> {
-	const result = await runActionStep(piece, options.server ?? unreachableInstance(), options.run ?? newFlowRun(), {
+	const result = await runActionStep(installed, options.server ?? unreachableInstance(), options.run ?? newFlowRun(), {
 		...options,
 		actionName,
 		stepName: options.stepName ?? 'step_1',
@@ -120,22 +122,22 @@ function validateConnection(value: { type: string; props: Record<string, unknown
 
 describe('Generate Video', () => {
 	/** An instance whose resume URLs the sandbox can reach (http on loopback, allowed for the local sandbox only). */
-	const reachableInstance = () => new EngineServer(`${resume.origin}/api/`);
+	const reachableInstance = () => new EngineServer();
 
 	it('pauses on a waitpoint, and the callback to its resume URL runs the step again with RESUME: the video, two requests', async () => {
 		const server = reachableInstance();
 		const run = newFlowRun();
 		const before = sandbox.journal.length;
 		const props = { prompt: 'A paper boat in the rain', ...fast, includeVideoFile: true };
-		const paused = await runActionStep(piece, server, run, { actionName: 'generate_video', stepName: 'generate', input: { auth: auth(), ...props } });
+		const paused = await runActionStep(installed, server, run, { actionName: 'generate_video', stepName: 'generate', input: { auth: auth(), ...props } });
 		expect(paused.status).toBe('PAUSED');
 		expect(server.waitpoints).toEqual([expect.objectContaining({ id: 'wp_1', runId: run.id, stepName: 'generate' })]);
 		expect(paused.output).toEqual(expect.objectContaining({ status: 'queued', waitedBy: 'callback', mode: 'text-to-video' }));
 		const { jobId } = paused.output as { jobId: string };
 
-		const payload = await resume.waitFor(`/api/v1/flow-runs/${run.id}/waitpoints/wp_1`);
-		expect(payload.body).toEqual(expect.objectContaining({ id: jobId, status: 'done' }));
-		const done = await runActionStep(piece, server, run, { actionName: 'generate_video', stepName: 'generate', input: { auth: auth(), ...props }, resumePayload: payload });
+		const payload = await server.nextResume(run.id);
+		expect(payload?.body).toEqual(expect.objectContaining({ id: jobId, status: 'done' }));
+		const done = await runActionStep(installed, server, run, { actionName: 'generate_video', stepName: 'generate', input: { auth: auth(), ...props }, resumePayload: payload });
 		expect(done.status).toBe('SUCCEEDED');
 		expect(done.output).toEqual(expect.objectContaining({ jobId, status: 'done', waitedBy: 'callback', videoUrl: expect.stringMatching(/output\.mp4$/), videoFile: expect.any(String) }));
 		expect(server.files).toEqual([expect.objectContaining({ fileName: `omni-video-${jobId}.mp4`, stepName: 'generate' })]);
@@ -150,7 +152,7 @@ describe('Generate Video', () => {
 		const run = newFlowRun();
 		const createsBefore = creates();
 		// The first attempt gives up polling long before a 4K job can end, and fails the step.
-		const result = await runActionStep(piece, server, run, {
+		const result = await runActionStep(installed, server, run, {
 			actionName: 'generate_video',
 			stepName: 'generate',
 			input: { auth: auth(), prompt: 'A lighthouse at dusk', resolution: '4K', duration: 10, wait: 'poll', timeoutSeconds: 0.3, expectedSeconds: 0.1 },
@@ -168,7 +170,7 @@ describe('Generate Video', () => {
 		const props = { prompt: 'A harbour at dawn', ...fast };
 		const first = await step('generate_video', props, { server, run, stepName: 'generate' });
 		const createsBefore = creates();
-		await resume.waitFor(`/api/v1/flow-runs/${run.id}/waitpoints/wp_1`);
+		await server.nextResume(run.id);
 		// The run is retried from this step: it begins again, it is not resumed.
 		run.steps.delete('generate');
 		const again = await step('generate_video', props, { server, run, stepName: 'generate' });

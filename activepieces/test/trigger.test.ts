@@ -1,5 +1,4 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
-import type { Piece } from '@activepieces/pieces-framework';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { standardWebhookSignature } from '../../sandbox/signing';
 import type { ReceivedCallback } from '../../test/support/receiver';
@@ -9,16 +8,17 @@ import { EngineServer, installPiece, loadPiece, runTriggerHook, type InstalledPi
 /**
  * Job Completed as Activepieces' engine drives a webhook trigger (./engine.ts): enabled once, then
  * run with each request the sandbox really sent to the webhook (its signed callbacks), tested in
- * the builder, disabled.
+ * the builder, disabled; each hook and each webhook in an engine process of its own, the flow's
+ * store on the server.
  */
+jest.setTimeout(120_000);
+
 let sandbox: Sandbox;
 let installed: InstalledPiece;
-let piece: Piece;
 
 beforeAll(async () => {
 	sandbox = await startSandbox({ port: 0, speed: 40, insecureCallbacks: true });
 	installed = installPiece();
-	piece = loadPiece(installed);
 });
 afterAll(async () => {
 	await sandbox.close();
@@ -37,30 +37,38 @@ const input = (options: { secret?: boolean; outcome?: string; includeVideoFile?:
 	includeVideoFile: options.includeVideoFile,
 });
 
+/** Enabling is the same for every flow (nothing to register): its own engine process is shown once, below. */
 async function enabledFlow(options: { secret?: boolean; outcome?: string } = {}): Promise<Flow> {
 	const flow = { id: `flow_${++flows}`, server: new EngineServer() };
-	await runTriggerHook(piece, flow.server, { triggerName: 'job_completed', hook: 'ON_ENABLE', flowId: flow.id, input: input(options) });
+	await runTriggerHook(loadPiece(installed), flow.server, { triggerName: 'job_completed', hook: 'ON_ENABLE', flowId: flow.id, input: input(options) });
 	return flow;
 }
 
 /** The request the sandbox sent, as the server hands a webhook's request to the trigger. */
 const payloadOf = (delivery: ReceivedCallback) => ({ method: 'POST', headers: delivery.headers, body: JSON.parse(delivery.body) as unknown, rawBody: delivery.body, queryParams: {} });
 
-/** One delivery to the flow's webhook: the trigger's run, whose items each start a run of the flow. */
-async function fire(delivery: ReceivedCallback, options: { secret?: boolean; flow?: Flow; outcome?: string; includeVideoFile?: boolean; piece?: Piece } = {}) {
+/** One delivery to the flow's webhook: the trigger's run (in an engine process of its own), whose items each start a run of the flow. */
+async function fire(delivery: ReceivedCallback, options: { secret?: boolean; flow?: Flow; outcome?: string; includeVideoFile?: boolean } = {}) {
 	const flow = options.flow ?? (await enabledFlow(options));
-	return (await runTriggerHook(options.piece ?? piece, flow.server, { triggerName: 'job_completed', hook: 'RUN', flowId: flow.id, input: input(options), payload: payloadOf(delivery) })) as Array<Record<string, unknown>>;
+	return (await runTriggerHook(installed, flow.server, { triggerName: 'job_completed', hook: 'RUN', flowId: flow.id, input: input(options), payload: payloadOf(delivery) })) as Array<Record<string, unknown>>;
 }
 
-/** The piece as a newly started engine process loads it: nothing remembered but the flow's store. */
-const restartedEngine = () => loadPiece(installed, { fresh: true });
+it("shows its webhook URL where its instructions tell users to copy it (the builder fills {{webhookUrl}} in a MarkDown property)", () => {
+	const piece = loadPiece(installed);
+	// Property.MarkDown keeps its text as the property's description.
+	const { instructions } = piece.metadata().triggers.job_completed.props as unknown as { instructions: { type: string; description: string } };
+	expect(instructions.type).toBe('MARKDOWN');
+	expect(instructions.description).toContain('{{webhookUrl}}');
+	expect(instructions.description.indexOf('{{webhookUrl}}')).toBeLessThan(instructions.description.indexOf('Copy'));
+});
 
 it('is enabled and disabled with nothing to register, and its test in the builder shows a sample delivery', async () => {
 	const flow = await enabledFlow();
 	const before = sandbox.journal.length;
-	const sample = await runTriggerHook(piece, flow.server, { triggerName: 'job_completed', hook: 'TEST', flowId: flow.id, input: input({}) });
+	await runTriggerHook(installed, flow.server, { triggerName: 'job_completed', hook: 'ON_ENABLE', flowId: flow.id, input: input({}) });
+	const sample = await runTriggerHook(installed, flow.server, { triggerName: 'job_completed', hook: 'TEST', flowId: flow.id, input: input({}) });
 	expect(sample).toEqual([expect.objectContaining({ jobId: expect.any(String), status: 'done', confirmedBy: 'signature' })]);
-	await runTriggerHook(piece, flow.server, { triggerName: 'job_completed', hook: 'ON_DISABLE', flowId: flow.id, input: input({}) });
+	await runTriggerHook(installed, flow.server, { triggerName: 'job_completed', hook: 'ON_DISABLE', flowId: flow.id, input: input({}) });
 	expect(sandbox.journal.length).toBe(before);
 	expect(flow.server.storeEntries.size).toBe(0);
 });
@@ -72,7 +80,7 @@ it('a signed callback starts the flow once, with no request; its replay does not
 	expect(await fire(delivery, { secret: true, flow })).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'signature', videoUrl: expect.stringMatching(/output\.mp4$/) })]);
 	expect(sandbox.journal.length).toBe(before);
 	expect(await fire(delivery, { secret: true, flow })).toEqual([]);
-	expect(await fire(delivery, { secret: true, flow, piece: restartedEngine() })).toEqual([]);
+	expect(await fire(delivery, { secret: true, flow })).toEqual([]);
 });
 
 it('a forged signature starts nothing', async () => {
@@ -126,5 +134,41 @@ it('a replay of a delivered outcome under a new webhook id, validly signed, does
 		headers: { ...delivery.headers, 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': standardWebhookSignature(sandbox.webhookSecret, id, timestamp, delivery.body) },
 	});
 	expect(await fire(resigned('msg_replayed'), { secret: true, flow })).toEqual([]);
-	expect(await fire(resigned('msg_replayed_later'), { secret: true, flow, piece: restartedEngine() })).toEqual([]);
+	expect(await fire(resigned('msg_replayed_later'), { secret: true, flow })).toEqual([]);
+});
+
+/** The delivery as the service signed it `ageSeconds` ago, whether or not the signature is right. */
+function signedAgo(delivery: ReceivedCallback, ageSeconds: number, secret = sandbox.webhookSecret): ReceivedCallback {
+	const timestamp = Math.floor(Date.now() / 1000) - ageSeconds;
+	const id = delivery.headers['webhook-id'] ?? 'msg_late';
+	return { ...delivery, headers: { ...delivery.headers, 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': standardWebhookSignature(secret, id, timestamp, delivery.body) } };
+}
+
+it("a signed callback held past the signature's 300 s (Activepieces answered the service before running the trigger) is confirmed by lookup and starts the flow once", async () => {
+	const delivery = await deliveryOf(sandbox, 'Held in a queue backlog');
+	const flow = await enabledFlow();
+	const late = signedAgo(delivery, 900);
+	const before = sandbox.journal.length;
+	expect(await fire(late, { secret: true, flow })).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'lookup' })]);
+	expect(sandbox.journal.slice(before).map((entry) => entry.path)).toEqual([`/api/v1/jobs/${String(JSON.parse(delivery.body).id)}`]);
+	expect(await fire(late, { secret: true, flow })).toEqual([]);
+});
+
+it('a stale callback signed with another secret is still refused, with no lookup', async () => {
+	const delivery = await deliveryOf(sandbox, 'An old forgery');
+	const before = sandbox.journal.length;
+	expect(await fire(signedAgo(delivery, 900, 'whsec_' + Buffer.from('not the secret at all, 32 bytes!').toString('base64')), { secret: true })).toEqual([]);
+	expect(sandbox.journal.length).toBe(before);
+});
+
+it('copies of one callback run by different engine processes at the same moment start the flow once (the flow store claim), signed or looked up', async () => {
+	for (const secret of [true, false]) {
+		const delivery = await deliveryOf(sandbox, `Two processes, one start (${secret ? 'signed' : 'looked up'})`);
+		const flow = await enabledFlow({ secret });
+		// The three processes read whether the outcome was seen at the same moment.
+		flow.server.gatherStoreReads('omni-video:outcome:', 3);
+		const started = (await Promise.all([fire(delivery, { secret, flow }), fire(delivery, { secret, flow }), fire(delivery, { secret, flow })])).flat();
+		expect(started).toEqual([expect.objectContaining({ status: 'done' })]);
+		expect([...flow.server.storeEntries.keys()].filter((key) => key.includes('omni-video:claim:'))).toEqual([]);
+	}
 });

@@ -16,6 +16,14 @@ export interface CallbackRequest {
 	secret?: string;
 	/** Re-read the job even when the signature holds (some adapters always confirm). */
 	alwaysConfirm?: boolean;
+	/**
+	 * A delivery whose signature is right but older than the tolerance is confirmed by looking the
+	 * job up instead of refused. For hosts that answer the service before the work runs (a queue
+	 * backlog can hold a callback past 300 s, and the service, already answered, never sends it
+	 * again): refusing it would lose the job's outcome for good. A lookup is as strong as a
+	 * signature, so a replayed old delivery only ever starts work for a job that really ended.
+	 */
+	confirmStaleByLookup?: boolean;
 }
 
 export type CallbackOutcome =
@@ -71,7 +79,8 @@ export async function handleCallback(
 			rawBody: request.rawBody,
 			nowMs: runtime.clock.now(),
 		});
-		if (!check.ok) {
+		const stale = !check.ok && request.confirmStaleByLookup && isStaleButSigned(request, runtime.clock.now());
+		if (!check.ok && !stale) {
 			return {
 				accepted: false,
 				status: 401,
@@ -79,10 +88,12 @@ export async function handleCallback(
 				jobId: claimed.id,
 			};
 		}
-		confirmedBy = 'signature';
-		deliveryId = check.webhookId;
+		if (check.ok) {
+			confirmedBy = 'signature';
+			deliveryId = check.webhookId;
+		}
 	}
-	if (!request.secret || request.alwaysConfirm) {
+	if (!request.secret || request.alwaysConfirm || confirmedBy !== 'signature') {
 		const lookup = await settle(
 			getJob(runtime, claimed.id, {
 				priority: 'urgent',
@@ -113,6 +124,13 @@ export async function handleCallback(
 	}
 	jobSeenEnded(runtime, job);
 	return { accepted: true, job, confirmedBy, deliveryId: deliveryId ?? `${job.id}:${job.status}` };
+}
+
+/** Signed with the secret, only older than the tolerance allows (the age is the only fault). */
+function isStaleButSigned(request: CallbackRequest, nowMs: number): boolean {
+	const secret = request.secret ?? '';
+	const anyAge = verifyWebhookSignature({ secret, headers: request.headers, rawBody: request.rawBody, nowMs, toleranceSeconds: Number.MAX_SAFE_INTEGER });
+	return anyAge.ok && !verifyWebhookSignature({ secret, headers: request.headers, rawBody: request.rawBody, nowMs }).ok;
 }
 
 /** The job could not be confirmed in time: the service is asked to deliver again later. */

@@ -45,6 +45,22 @@ describe('callback handling', () => {
 		expect(sent.lookups()).toHaveLength(1);
 	});
 
+	it('with confirmStaleByLookup, a rightly signed callback older than 300 s is confirmed by lookup; without it, or wrongly signed, it is refused', async () => {
+		const { time, sent, client } = await coreSandbox();
+		const created = await time.run(client.generateVideo({ prompt: 'held in a backlog' }));
+		await time.advance(90_000);
+		const body = JSON.stringify({ id: created.job.id, status: 'done' });
+		const headers = signed(body, time.clock.now() - 900_000);
+		expect(await time.run(client.handleCallback({ rawBody: body, headers, secret: SECRET }))).toMatchObject({ accepted: false, status: 401 });
+		const lookupsBefore = sent.lookups().length;
+		const late = await time.run(client.handleCallback({ rawBody: body, headers, secret: SECRET, confirmStaleByLookup: true }));
+		expect(late).toMatchObject({ accepted: true, confirmedBy: 'lookup', job: { id: created.job.id, status: 'done' } });
+		expect(sent.lookups().length).toBe(lookupsBefore + 1);
+		const tampered = await time.run(client.handleCallback({ rawBody: body.replace('done', 'failed'), headers, secret: SECRET, confirmStaleByLookup: true }));
+		expect(tampered).toMatchObject({ accepted: false, status: 401 });
+		expect(sent.lookups().length).toBe(lookupsBefore + 1);
+	});
+
 	it('refuses a forged callback for a job that does not exist', async () => {
 		const { time, client } = await coreSandbox();
 		const outcome = await time.run(client.handleCallback({ rawBody: JSON.stringify({ id: 'job_forged', status: 'done' }), headers: {} }));

@@ -28,8 +28,10 @@ export default function buildPackagesIfStale(): void {
 		execFileSync(join(ROOT, 'node_modules', '.bin', 'n8n-node'), ['build'], { cwd: ROOT, stdio: 'ignore' }),
 	);
 	const piece = join(ROOT, 'activepieces');
-	buildIfStale(join(piece, 'dist', 'activepieces', 'src', 'index.js'), ['core', 'activepieces/src', 'activepieces/package.json', 'activepieces/tsconfig.json'], () => {
+	// The piece's build (package.json's `build`): tsc, then the entries every loader looks for (build/entries.mjs), the bundle last.
+	buildIfStale(join(piece, 'index.bundle.js'), ['core', 'activepieces/src', 'activepieces/build', 'activepieces/package.json', 'activepieces/tsconfig.json'], () => {
 		rmSync(join(piece, 'dist'), { recursive: true, force: true });
 		execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(piece, 'tsconfig.json')], { cwd: piece, stdio: 'ignore' });
+		execFileSync(process.execPath, [join(piece, 'build', 'entries.mjs')], { cwd: piece, stdio: 'ignore' });
 	});
 }

@@ -1,6 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
 import { createAction, Property, type ActionContext } from '@activepieces/pieces-framework';
-import { ExecutionType } from '@activepieces/shared';
+import { DEFAULT_MCP_DATA, ExecutionType } from '@activepieces/shared';
+import { randomUUID } from 'node:crypto';
 import {
 	DEFAULT_DURATION_SECONDS,
 	DEFAULT_RESOLUTION,
@@ -8,10 +9,13 @@ import {
 	TYPICAL_RENDER_SECONDS,
 	canonicalJson,
 	derivedIdempotencyKey,
+	expectedRenderSeconds,
 	generationMode,
 	isAcceptedCallbackUrl,
 	isTerminal,
 	jobFailedError,
+	isOmniVideoError,
+	TransportError,
 	validateGenerateInput,
 	type GenerateVideoInput,
 	type JobRecord,
@@ -21,26 +25,54 @@ import { omniVideoAuth } from '../auth';
 import { connectionOf, inStepTerms, omniVideoClient } from '../host';
 import { includeVideoFileProp, jobOutput, type JobOutput } from '../job';
 
+import { flowTimeoutMs, runStartedAtMs, DEFAULT_FLOW_TIMEOUT_SECONDS } from '../run/runLimits';
+
 /** Activepieces stops a run after 600 s of activity (its cloud, and self-hosted instances by default). */
-const RUN_CAP_MS = 600_000;
+const RUN_CAP_MS = DEFAULT_FLOW_TIMEOUT_SECONDS * 1000;
 /** Polling ends this long before the cap: room for the last look, the download and the steps after. */
 const RUN_CAP_MARGIN_MS = 60_000;
 export const MAX_POLL_MS = RUN_CAP_MS - RUN_CAP_MARGIN_MS;
+/** However little of the run is left, one look at the job: the step then ends with its id. */
+const MIN_POLL_MS = 1_000;
 
-/** How long polling may go on: as asked, never past the run's cap. */
-export function pollTimeoutMs(seconds: unknown): number {
-	const asked = Number(seconds) > 0 ? Number(seconds) * 1000 : MAX_POLL_MS;
-	return Math.min(asked, MAX_POLL_MS);
+/**
+ * How long polling may go on: as asked, never past what the run has left of the instance's flow
+ * timeout (AP_FLOW_TIMEOUT_SECONDS, from the run's start as this process saw it) less the margin.
+ * The worker kills a run at its timeout: polling ends first, with the job id to look up.
+ */
+export function pollTimeoutMs(seconds: unknown, runLeftMs: number = flowTimeoutMs()): number {
+	const cap = Math.max(MIN_POLL_MS, runLeftMs - RUN_CAP_MARGIN_MS);
+	const asked = Number(seconds) > 0 ? Number(seconds) * 1000 : cap;
+	return Math.min(asked, cap);
+}
+
+/** What the run has left of the flow timeout: its start is when this process first saw the run. */
+function runLeftMs(runId: string): number {
+	const now = Date.now();
+	return flowTimeoutMs() - (now - runStartedAtMs(runId, now));
+}
+
+/**
+ * An agent's or MCP tool's call: the engine runs the action alone, with constant flow and run ids
+ * (DEFAULT_MCP_DATA), no waitpoints and no retries. Each call is a new request for a video.
+ */
+function isToolCall(ctx: { flows: { current: { id: string } }; run: { id: string } }): boolean {
+	return ctx.run.id === DEFAULT_MCP_DATA.flowRunId || ctx.flows.current.id === DEFAULT_MCP_DATA.flowId;
 }
 
 /**
  * What one run of the step sent, kept in the flow's store under its idempotency key: a retry of
- * the step must send the same body (the same callback URL), and the resumed step must know its job.
+ * the step must send the same body (the same callback URL) or none at all, and the resumed step
+ * must know its job. `sentAtMs` is set before the create goes out and `jobId` once it is known:
+ * a record with the one and not the other is a create whose outcome is unknown, never sent again.
  */
 interface Attempt {
 	callbackUrl?: string;
 	waitpointId?: string;
 	jobId?: string;
+	sentAtMs?: number;
+	/** Why the step polls although Callback was asked for (the service refused the resume URL). */
+	callbackSkipped?: string;
 }
 
 const RESOLUTION_LABELS: Record<(typeof GENERATE_LIMITS.resolutions)[number], string> = {
@@ -112,25 +144,62 @@ function blankToUndefined(value: unknown): string | undefined {
 }
 
 /**
- * A waitpoint whose resume URL Omni Video can call, or undefined when this instance cannot be
- * called back (plain http, as a self-hosted instance behind NAT usually is): then the step polls.
+ * The pause's waitpoint: its resume URL is the job's callback URL, so the callback resumes the
+ * run; it is a DELAY waitpoint, so that when the callback never comes (lost, or not sent: the
+ * spec promises neither retries nor callbacks for failed jobs) the server resumes the run anyway
+ * at `resumeAt`, a while after the job's expected end, and the step looks the job up.
+ * Undefined when this instance cannot be called back (plain http, as a self-hosted instance
+ * behind NAT usually is): then the step polls.
  */
-async function callbackWaitpoint(ctx: Context, allowInsecureLoopbackCallback: boolean) {
+async function callbackWaitpoint(ctx: Context, allowInsecureLoopbackCallback: boolean, resumeAt: Date) {
 	if (!isAcceptedCallbackUrl(ctx.server.publicUrl, { allowInsecureLoopbackCallback })) return undefined;
-	const waitpoint = await ctx.run.createWaitpoint({ type: 'WEBHOOK' });
+	const waitpoint = await ctx.run.createWaitpoint({ type: 'DELAY', resumeDateTime: resumeAt.toISOString() });
 	return isAcceptedCallbackUrl(waitpoint.resumeUrl, { allowInsecureLoopbackCallback }) ? waitpoint : undefined;
 }
 
-/** A failed job fails the step with its reason and id; a done one is the step's output. */
-async function finished(ctx: Context, job: JobRecord, extra: Record<string, unknown>, storeKey: string): Promise<JobOutput> {
-	await ctx.store.delete(storeKey);
+/** How long after its expected end a paused step looks its job up when no callback came. */
+export function lookAfterMs(expectedMs: number): number {
+	return Math.max(60_000, Math.round(expectedMs / 2));
+}
+
+/** The service refused the job's callback URL (nothing created, nothing charged). */
+function isRefusedCallbackUrl(error: unknown): boolean {
+	return isOmniVideoError(error) && error.code === 'invalid_callback_url';
+}
+
+/** A create that failed where it may have reached the service and made the job. */
+function mayHaveCreated(error: unknown): boolean {
+	if (error instanceof TransportError) return error.outcomeUnknown;
+	return isOmniVideoError(error) && (error.kind === 'service' || error.kind === 'timeout');
+}
+
+/** What the step says when it cannot know whether its create made a job, and will not send it again. */
+function outcomeUnknownError(idempotencyKey: string, sentAtMs: number, cause?: unknown): Error {
+	const what = cause instanceof Error ? `${cause.message.split('. ')[0].replace(/\.$/, '')}. ` : '';
+	return new Error(
+		`${what}Omni Video may have created this step's job (its create was sent at ${new Date(sentAtMs).toISOString()} with idempotency key ${idempotencyKey}, ` +
+			'and no answer named a job). It is not sent again, so that a video is never paid for twice: look for the job in your Omni Video dashboard ' +
+			'and read it with Get Job, or run the flow again to make a new one.',
+	);
+}
+
+/**
+ * A failed job fails the step with its reason and id; a done one is the step's output. The
+ * store's record goes only once the output is made (the video downloaded and written as a file
+ * of the run, which can fail): until then a retry of the step finds its job there. A failed
+ * job's record stays: running the step again in this run names the same job and reason, and
+ * never pays for another.
+ */
+async function finished(ctx: Context, job: JobRecord, extra: Record<string, unknown>, storeKey: string | undefined): Promise<JobOutput> {
 	if (job.status === 'failed') throw jobFailedError(job);
-	return jobOutput(job, { files: ctx.propsValue.includeVideoFile ? ctx.files : undefined, extra });
+	const output = await jobOutput(job, { files: ctx.propsValue.includeVideoFile ? ctx.files : undefined, extra });
+	if (storeKey) await ctx.store.delete(storeKey);
+	return output;
 }
 
 async function poll(client: OmniVideoClient, job: JobRecord, ctx: Context, expectedMs?: number): Promise<JobRecord> {
 	if (isTerminal(job)) return job;
-	return client.waitForJob(job.id, { timeoutMs: pollTimeoutMs(ctx.propsValue.timeoutSeconds), expectedMs });
+	return client.waitForJob(job.id, { timeoutMs: pollTimeoutMs(ctx.propsValue.timeoutSeconds, runLeftMs(ctx.run.id)), expectedMs });
 }
 
 /**
@@ -153,6 +222,8 @@ async function generate(ctx: Context, testing: boolean): Promise<JobOutput> {
 	};
 	// Bad input stops here, before any request, waitpoint or stored attempt.
 	const request = validateGenerateInput(input, { allowInsecureLoopbackCallback });
+	if (isToolCall(ctx)) return toolCall(ctx, client, input, allowInsecureLoopbackCallback);
+	runStartedAtMs(ctx.run.id, Date.now());
 	const idempotencyKey = derivedIdempotencyKey('activepieces', ctx.flows.current.id, ctx.run.id, ctx.step.name, canonicalJson(request));
 	const storeKey = `omni-video:${idempotencyKey}`;
 	const expectedMs = Number(propsValue.expectedSeconds) > 0 ? Number(propsValue.expectedSeconds) * 1000 : undefined;
@@ -160,38 +231,92 @@ async function generate(ctx: Context, testing: boolean): Promise<JobOutput> {
 	if (ctx.executionType === ExecutionType.RESUME) {
 		const jobId = (await ctx.store.get<Attempt>(storeKey))?.jobId;
 		if (!jobId) throw new Error('This step resumed without the job it created (its record in the flow\'s store is gone). Look the job up with Get Job, or run the flow again.');
+		// Resumed by the job's callback, or by the waitpoint's own time when no callback came.
 		const job = await poll(client, await client.getJob(jobId), ctx, 0);
 		return finished(ctx, job, { idempotencyKey, waitedBy: 'callback' }, storeKey);
 	}
 
 	let attempt = (await ctx.store.get<Attempt>(storeKey)) ?? undefined;
+	const extra: Record<string, unknown> = { mode: generationMode(request), idempotencyKey };
+	if (attempt?.jobId) {
+		// A retry of the step after its job was made: pick the job up (it may have ended
+		// meanwhile) and poll; its pause, if it had one, is over.
+		const job = await client.getJob(attempt.jobId);
+		if (wait === 'none') return finished(ctx, job, extra, storeKey);
+		return finished(ctx, await poll(client, job, ctx, expectedMs), { ...extra, waitedBy: 'polling', ...skipped(attempt) }, storeKey);
+	}
+	if (attempt?.sentAtMs !== undefined) throw outcomeUnknownError(idempotencyKey, attempt.sentAtMs);
 	if (!attempt) {
-		const waitpoint = wait === 'callback' && !testing ? await callbackWaitpoint(ctx, allowInsecureLoopbackCallback) : undefined;
+		const expectedEndMs = expectedMs ?? expectedRenderSeconds(request.resolution, request.duration) * 1000;
+		const resumeAt = new Date(Date.now() + expectedEndMs + lookAfterMs(expectedEndMs));
+		const waitpoint = wait === 'callback' && !testing ? await callbackWaitpoint(ctx, allowInsecureLoopbackCallback, resumeAt) : undefined;
 		attempt = waitpoint ? { callbackUrl: waitpoint.resumeUrl, waitpointId: waitpoint.id } : { callbackUrl: input.callbackUrl };
-		await ctx.store.put(storeKey, attempt);
 	}
-	const extra = { mode: generationMode(request), idempotencyKey };
-	let job: JobRecord;
-	let expectedJobMs = expectedMs;
-	if (attempt.jobId) {
-		// A retry of the step after its job was made: pick the job up; it may have ended meanwhile.
-		job = await client.getJob(attempt.jobId);
-	} else {
-		const created = await client.generateVideo(
-			{ ...input, callbackUrl: attempt.callbackUrl },
-			{ idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: wait !== 'none' },
-		);
-		job = created.job;
-		expectedJobMs = created.expectedMs;
-		await ctx.store.put(storeKey, { ...attempt, jobId: job.id });
+	let created: Awaited<ReturnType<OmniVideoClient['generateVideo']>>;
+	try {
+		created = await create(ctx, client, storeKey, attempt, input, { idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: wait !== 'none' });
+	} catch (error) {
+		if (!attempt.waitpointId || !isRefusedCallbackUrl(error)) throw error;
+		// Refused for the callback URL alone (nothing made, nothing charged): the step polls, as n8n's does.
+		attempt = { callbackSkipped: `Omni Video refused this instance's resume URL as a callback URL (${String((error as Error).message).split('. ')[0]})` };
+		created = await create(ctx, client, storeKey, attempt, input, { idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: true });
 	}
+	const { job } = created;
 	if (wait === 'none') return finished(ctx, job, extra, storeKey);
 	// Never pause for a job that has already ended: its callback has been sent already.
 	if (attempt.waitpointId && !isTerminal(job)) {
 		ctx.run.waitForWaitpoint(attempt.waitpointId);
 		return jobOutput(job, { extra: { ...extra, waitedBy: 'callback' } });
 	}
-	return finished(ctx, await poll(client, job, ctx, expectedJobMs), { ...extra, waitedBy: 'polling' }, storeKey);
+	return finished(ctx, await poll(client, job, ctx, created.expectedMs), { ...extra, waitedBy: 'polling', ...skipped(attempt) }, storeKey);
+}
+
+function skipped(attempt: Attempt): Record<string, unknown> {
+	return attempt.callbackSkipped ? { callbackSkipped: attempt.callbackSkipped } : {};
+}
+
+/**
+ * Sends the step's create once: the record says it was sent before it goes, and names its job
+ * after. A create refused before it could make anything (bad input, limits, a refused
+ * connection) leaves the record as it was before, and may be sent again; one whose outcome is
+ * unknown (no answer, 5xx) is never sent again (outcomeUnknownError).
+ */
+async function create(
+	ctx: Context,
+	client: OmniVideoClient,
+	storeKey: string,
+	attempt: Attempt,
+	input: GenerateVideoInput,
+	options: Parameters<OmniVideoClient['generateVideo']>[1],
+): ReturnType<OmniVideoClient['generateVideo']> {
+	const sentAtMs = Date.now();
+	await ctx.store.put(storeKey, { ...attempt, sentAtMs });
+	try {
+		const created = await client.generateVideo({ ...input, callbackUrl: attempt.callbackUrl }, options);
+		await ctx.store.put(storeKey, { ...attempt, sentAtMs, jobId: created.job.id });
+		return created;
+	} catch (error) {
+		if (mayHaveCreated(error)) throw outcomeUnknownError(String(options?.idempotencyKey), sentAtMs, error);
+		await ctx.store.put(storeKey, attempt);
+		throw error;
+	}
+}
+
+/**
+ * An agent's or MCP tool's call. Its flow and run ids are the same for every call, so a key
+ * derived from them would hand the same prompt the same old job for 24 h: each call gets a key of
+ * its own (one call, one create; the engine does not retry a tool). It cannot pause (no flow to
+ * resume), so Callback polls; a Callback URL given with Don't Wait is sent as given.
+ */
+async function toolCall(ctx: Context, client: OmniVideoClient, input: GenerateVideoInput, allowInsecureLoopbackCallback: boolean): Promise<JobOutput> {
+	const wait = ctx.propsValue.wait ?? 'callback';
+	const idempotencyKey = derivedIdempotencyKey('activepieces-tool', randomUUID());
+	const expectedMs = Number(ctx.propsValue.expectedSeconds) > 0 ? Number(ctx.propsValue.expectedSeconds) * 1000 : undefined;
+	const created = await client.generateVideo(input, { idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: wait !== 'none' });
+	const extra = { mode: generationMode(validateGenerateInput(input, { allowInsecureLoopbackCallback })), idempotencyKey };
+	if (wait === 'none') return finished(ctx, created.job, extra, undefined);
+	const job = isTerminal(created.job) ? created.job : await client.waitForJob(created.job.id, { timeoutMs: pollTimeoutMs(ctx.propsValue.timeoutSeconds), expectedMs: created.expectedMs });
+	return finished(ctx, job, { ...extra, waitedBy: 'polling' }, undefined);
 }
 
 export const generateVideo = createAction({

@@ -4,10 +4,15 @@ import { DeliveryGuard, SAMPLE_JOB, claimedOutcomeKey, jobView, type CallbackOut
 import { omniVideoAuth } from '../auth';
 import { connectionOf, inStepTerms, omniVideoClient, stepError } from '../host';
 import { includeVideoFileProp, jobOutput } from '../job';
+import { claimOutcome } from './outcome-claim';
 
 const SAMPLE = { ...jobView(SAMPLE_JOB), confirmedBy: 'signature', deliveryId: 'msg_2f1c0b9e' };
 
-/** One guard per engine process: every delivery to a Job Completed trigger of the process passes it. */
+/**
+ * One guard per engine process: copies arriving at one process wait for each other's verdict; the
+ * flow's store (claimOutcome) does the same between processes, as Activepieces runs each webhook
+ * in a process of its own.
+ */
 const deliveries = new DeliveryGuard();
 
 /** The body exactly as sent (the signature covers these bytes), when Activepieces kept it. */
@@ -47,7 +52,7 @@ export const jobCompleted = createTrigger({
 	props: {
 		instructions: Property.MarkDown({
 			value:
-				"Copy this trigger's webhook URL into the **Callback URL** of a Generate Video step set to *Don't wait* (in another flow), or send it as `callbackUrl` when you create jobs from your own code. Omni Video must reach it over https://. Each finished job starts this flow once.",
+				"This trigger's webhook URL:\n\n```text\n{{webhookUrl}}\n```\n\nCopy it into the **Callback URL** of a Generate Video step set to *Don't wait* (in another flow), or send it as `callbackUrl` when you create jobs from your own code. Omni Video must reach it over https://. Each finished job starts this flow once.",
 		}),
 		outcome: Property.StaticDropdown({
 			displayName: 'Outcome',
@@ -77,26 +82,43 @@ export const jobCompleted = createTrigger({
 	 * confirmed by looking the job up with its key), of the chosen outcome, and new. The service
 	 * delivers again until answered, and replays happen, some with a new webhook id: what counts is
 	 * the outcome claimed (job and status). Copies arriving together are checked one after the
-	 * other (the guard), so the flow's store mark is never read by two of them before it is set.
+	 * other (the guard in this process, a claim in the flow's store across processes), so the
+	 * store's mark is never read by two of them before it is set. A signed callback older than the
+	 * signature's 300 s is confirmed by lookup, not refused: Activepieces answers the service before
+	 * the trigger runs, so a callback held in its queue past that is never delivered again.
 	 */
 	async run(ctx) {
 		return inStepTerms(async () => {
 			const connection = connectionOf(ctx.auth);
 			const { client } = omniVideoClient(connection);
-			const request = { headers: ctx.payload.headers, rawBody: rawBodyOf(ctx.payload), secret: connection.webhookSecret?.trim() || undefined };
-			const claim = claimedOutcomeKey(request.rawBody) ?? 'unreadable';
+			const request = {
+				headers: ctx.payload.headers,
+				rawBody: rawBodyOf(ctx.payload),
+				secret: connection.webhookSecret?.trim() || undefined,
+				confirmStaleByLookup: true,
+			};
+			// A body that names no job and status is no callback of Omni Video: nothing starts.
+			const claim = claimedOutcomeKey(request.rawBody);
+			if (!claim) return [];
+			const seenKey = (outcome: string) => `omni-video:outcome:${outcome}`;
 			const guarded = await deliveries.admit(`${ctx.flows.current.id}:${claim}`, Date.now(), async () => {
-				const outcome = await client.handleCallback(request);
-				if (!outcome.accepted) return { taken: false, value: refusal(outcome) };
-				const { job } = outcome;
-				const wanted = ctx.propsValue.outcome ?? 'any';
-				if (wanted !== 'any' && job.status !== wanted) return { taken: true, value: [] };
-				// Replays after the engine restarted are caught by the flow's store.
-				const seenKey = `omni-video:outcome:${job.id}:${job.status}`;
-				if (await ctx.store.get(seenKey)) return { taken: true, value: [] };
-				await ctx.store.put(seenKey, true);
-				const files = ctx.propsValue.includeVideoFile ? ctx.files : undefined;
-				return { taken: true, value: [await startedOutput(job, files, { confirmedBy: outcome.confirmedBy, deliveryId: outcome.deliveryId })] };
+				// Replays after the engine restarted, and copies in other processes, are caught by the flow's store.
+				const claimed = await claimOutcome(ctx.store, { claimKey: `omni-video:claim:${claim}`, seenKey: seenKey(claim) }, async () => {
+					const outcome = await client.handleCallback(request);
+					if (!outcome.accepted) return { taken: false, value: refusal(outcome) };
+					const { job } = outcome;
+					// The job's own outcome, when the body claimed another: marked too, so its true callback starts nothing more.
+					const confirmed = `${job.id}:${job.status}`;
+					if (confirmed !== claim) {
+						if (await ctx.store.get(seenKey(confirmed))) return { taken: true, value: [] };
+						await ctx.store.put(seenKey(confirmed), true);
+					}
+					const wanted = ctx.propsValue.outcome ?? 'any';
+					if (wanted !== 'any' && job.status !== wanted) return { taken: true, value: [] };
+					const files = ctx.propsValue.includeVideoFile ? ctx.files : undefined;
+					return { taken: true, value: [await startedOutput(job, files, { confirmedBy: outcome.confirmedBy, deliveryId: outcome.deliveryId })] };
+				});
+				return claimed.duplicate ? { taken: true, value: [] } : { taken: claimed.taken, value: claimed.value };
 			});
 			return guarded.duplicate ? [] : guarded.value;
 		});
