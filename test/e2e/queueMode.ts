@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- end-to-end tooling, never shipped */
 /**
  * The package on n8n in queue mode, scaled out as n8n's Helm chart lays it out (scaledLayout.ts):
  * PostgreSQL, Redis, a main process, two workers, and two webhook processes behind a round-robin

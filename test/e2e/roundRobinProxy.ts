@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- end-to-end tooling, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- end-to-end tooling, never shipped */
 /**
  * The load balancer in front of scaled-out n8n, as n8n's Helm chart (n8n-io/n8n-hosting,
  * charts/n8n, ingress-webhook.yaml) lays it out: `/webhook/`, `/webhook-waiting/`, `/form/`,

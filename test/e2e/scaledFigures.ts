@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- end-to-end tooling, never shipped */
 /**
  * What the scaled-out checks measure, read off the sandbox (its jobs and journal), the proxy's
  * log and the processes' logs: one shape for Wait for Callback and Poll, so that every check's

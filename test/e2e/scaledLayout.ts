@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- end-to-end tooling, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- end-to-end tooling, never shipped */
 /**
  * n8n scaled out as n8n's Helm chart lays it out (n8n-io/n8n-hosting, charts/n8n): PostgreSQL,
  * Redis, a main process (editor, API, timers; production webhooks off), two workers, and two

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- end-to-end tooling, never shipped */
 /**
  * Poll over workers (issue 24, item 4): 3 executions × 15 rows at once on one Pro key, shared out
  * by n8n over the two workers, against the same 45 rows polled by one process (one execution:

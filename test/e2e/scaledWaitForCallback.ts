@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- end-to-end tooling, never shipped */
 /**
  * Wait for Callback in the scaled-out layout (issue 24): one execution of N items on one Pro key
  * with a signing secret; its resume URL is the proxy's, so the callbacks are shared out over the
