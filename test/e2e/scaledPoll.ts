@@ -32,7 +32,7 @@ interface PollRun {
 	line: string;
 }
 
-export async function scaledPoll(layout: ScaledLayout, options: { name: string; sandbox?: Sandbox; strict: boolean }): Promise<string> {
+export async function scaledPoll(layout: ScaledLayout, options: { name: string; sandbox?: Sandbox }): Promise<string> {
 	const context: Context = options.sandbox ? { ...layout.context, sandbox: options.sandbox } : layout.context;
 	const speed = context.sandbox.clock.speed;
 	context.sandbox.clock.setSpeed(SPEED);
@@ -41,7 +41,7 @@ export async function scaledPoll(layout: ScaledLayout, options: { name: string; 
 		const spread = await pollRun(layout, context, `${options.name}-spread`, [15, 15, 15]);
 		const wallOver = spread.ratio / one.ratio;
 		const requestsOver = spread.figures.perJob / one.figures.perJob;
-		const evidence = `${options.strict ? "the spec's strict service" : 'default sandbox'}, ×${SPEED}: over 2 workers ${spread.line}; one process ${one.line}; over workers ÷ one process: ${wallOver.toFixed(3)} in wall (as a share of each run's limit), ${requestsOver.toFixed(3)} in requests a job`;
+		const evidence = `sandbox profile ${context.sandbox.service.profile}, ×${SPEED}: over 2 workers ${spread.line}; one process ${one.line}; over workers ÷ one process: ${wallOver.toFixed(3)} in wall (as a share of each run's limit), ${requestsOver.toFixed(3)} in requests a job`;
 		check(one.done === 45 && spread.done === 45, `rows not done: ${evidence}`);
 		check(one.surfaced429 === 0 && spread.surfaced429 === 0, `a 429 reached an item: ${evidence}`);
 		check(spread.figures.duplicates === 0 && one.figures.duplicates === 0, `duplicate jobs: ${evidence}`);
