@@ -82,7 +82,8 @@ async function run(layout: ScaledLayout, context: Context, options: ScaledWaitOp
 	const firstCreate = jobs.length ? realTimeOf(sandbox, Math.min(...jobs.map((job) => job.createdAt))) : started;
 	const wallMs = finished ? Date.parse(finished.stoppedAt ?? '') - firstCreate : undefined;
 	const ratio = wallMs !== undefined && figures.limitMs > 0 ? wallMs / figures.limitMs : undefined;
-	const ended = finished ? `execution ${finished.id} ${finished.status}, ${done} of ${rows} items done, ${seconds(wallMs ?? 0)} from the first create to the resume = ${ratio?.toFixed(2)}× the plan's limit (${seconds(figures.limitMs)})` : `execution ${parked.id} still ${parked.status === 'waiting' ? 'waiting' : parked.status} after ${seconds(waitedMs)} (1.5× the batch's typical limit): ${jobs.length} jobs made`;
+	const wall = wallMs !== undefined && ratio !== undefined ? `, ${seconds(wallMs)} from the first create to the end = ${ratio.toFixed(2)}× the plan's limit (${seconds(figures.limitMs)})` : '';
+	const ended = finished ? `execution ${finished.id} ${finished.status}, ${done} of ${rows} items done${wall}` : `execution ${parked.id} still ${parked.status === 'waiting' ? 'waiting' : parked.status} after ${seconds(waitedMs)} (1.5× the batch's typical limit): ${jobs.length} jobs made`;
 	const evidence = `${rows} items, sandbox profile ${sandbox.service.profile}, signing secret, ×${speed}: ${ended}; ${describeFigures(figures, rows)}; resumed ${resumed} time(s) (started by ${perProcess(starts)}; resumes refused by ${perProcess(refusedResumes)}); ${attempts.length} deliveries, callbacks taken by ${perProcess(byProcess)}`;
 
 	const bound = options.strict ? 2.2 : 1.2;
