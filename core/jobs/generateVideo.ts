@@ -77,14 +77,18 @@ export async function generateVideo(
 	let idempotencyKey = options.idempotencyKey ?? newIdempotencyKey(runtime.random);
 	const replacedJobIds: string[] = [];
 	for (;;) {
-		const recorded = options.ledger?.find(idempotencyKey);
+		// The same key already on its way from this process (identical rows sharing one job).
+		const sending = creating.get(runtime)?.get(idempotencyKey);
+		const recorded = sending ? undefined : options.ledger?.find(idempotencyKey);
 		if (recorded && !('jobId' in recorded)) throw new CreateOutcomeUnknownError(idempotencyKey, recorded.sentAtMs);
-		const created = recorded
-			? await recordedJob(runtime, request, idempotencyKey, recorded.jobId, options)
-			: await createNoted(runtime, request, idempotencyKey, options);
+		const created = sending
+			? { ...(await sending), replayed: true }
+			: recorded
+				? await recordedJob(runtime, request, idempotencyKey, recorded.jobId, options)
+				: await createNoted(runtime, request, idempotencyKey, options);
 		if (!created.replayed) return { ...created, replacedJobIds };
 		// The replay is the create's first answer, as it was then: its job may have ended since.
-		const job = recorded ? created.job : await getJob(runtime, created.job.id, { signal: options.signal, deadlineAtMs: options.deadlineAtMs });
+		const job = recorded || sending ? created.job : await getJob(runtime, created.job.id, { signal: options.signal, deadlineAtMs: options.deadlineAtMs });
 		if (replacedJobIds.length >= MAX_REPLACED || !madeAgain(job, options.reuse, runtime.clock.now())) {
 			return { ...created, job, replacedJobIds };
 		}
@@ -113,16 +117,25 @@ async function createNoted(
 	options: GenerateVideoOptions,
 ): Promise<Omit<GeneratedJob, 'replacedJobIds'>> {
 	const { ledger } = options;
+	const sending = createOnce(runtime, request, idempotencyKey, options);
+	const inFlight = creating.get(runtime) ?? new Map<string, Promise<Omit<GeneratedJob, 'replacedJobIds'>>>();
+	creating.set(runtime, inFlight);
+	inFlight.set(idempotencyKey, sending);
 	try {
-		const created = await createOnce(runtime, request, idempotencyKey, options);
+		const created = await sending;
 		ledger?.note(idempotencyKey, { jobId: created.job.id });
 		return created;
 	} catch (error) {
 		// Refused with an answer (nothing made): the key is free to send again.
 		if (!createMayHaveMadeJob(error)) ledger?.forget(idempotencyKey);
 		throw error;
+	} finally {
+		inFlight.delete(idempotencyKey);
 	}
 }
+
+/** Creates this process is sending, by runtime (one per API key) and idempotency key. */
+const creating = new WeakMap<ApiRuntime, Map<string, Promise<Omit<GeneratedJob, 'replacedJobIds'>>>>();
 
 function expectedMsOf(request: GenerateVideoRequest, options: GenerateVideoOptions): number {
 	const estimateMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;

@@ -146,9 +146,13 @@ export class N8nTestInstance {
 		startNode: string,
 		items: INodeExecutionData[] = [{ json: {} }],
 		mode: WorkflowExecuteMode = 'manual',
+		options: { customData?: Record<string, string> } = {},
 	): Promise<Execution> {
 		const execution = this.newExecution(workflow, mode);
-		await this.run(execution, startAt(workflow, startNode, items));
+		const data = startAt(workflow, startNode, items);
+		// Custom data an earlier node of the workflow set (a Code node's $execution.customData.set).
+		if (options.customData) data.resultData.metadata = { ...options.customData };
+		await this.run(execution, data);
 		return execution;
 	}
 

@@ -1,0 +1,93 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
+import type { IRun } from 'n8n-workflow';
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { PLANS } from '../../core/types';
+import { N8nTestInstance, type Execution } from '../support/n8n/instance';
+import { workflowOf } from '../support/n8n/engine';
+import { callbackGenerateNode, itemsOf, outputOf, spedUpPlan } from '../support/n8n/workflows';
+import { readingOfThisRun, serviceFront, type ServiceFront } from '../support/serviceReading';
+
+/**
+ * Wait for Callback's findings from reading the code (issue 23): each check failed before its fix.
+ * Run on the reading of the service this run takes (see serviceReading.ts).
+ */
+const SPEED = 40;
+let sandbox: Sandbox;
+let front: ServiceFront;
+let n8n: N8nTestInstance;
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: true });
+	front = await serviceFront(sandbox.url, readingOfThisRun());
+	n8n = await N8nTestInstance.start({});
+});
+afterAll(async () => {
+	await n8n.stop();
+	await front.close();
+	await sandbox.close();
+});
+
+function useCredential(secret: string | undefined): void {
+	n8n.credentials.omniVideoApi = { apiKey: sandbox.keys.premium, baseUrl: front.url, ...spedUpPlan(PLANS.premium, SPEED), webhookSecret: secret ?? '' };
+}
+
+async function finishedWithin(execution: Execution, ms = 20_000): Promise<IRun> {
+	let timer: NodeJS.Timeout | undefined;
+	const timeout = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`execution ${execution.id} still ${execution.status} after ${ms} ms`)), ms);
+	});
+	try {
+		return await Promise.race([execution.finished, timeout]);
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+function jobsMade(): number {
+	return sandbox.jobs.all.size;
+}
+
+it("the workflow's own custom data leaves no room for the batch: the node polls, every item ends, no job twice", async () => {
+	useCredential(sandbox.webhookSecret);
+	// Nine values of the workflow's own: n8n keeps 10 per execution and drops the rest unsaid.
+	const customData = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`own${i}`, `value ${i}`]));
+	const before = jobsMade();
+	const execution = await n8n.execute(workflowOf([callbackGenerateNode({ options: { expectedRenderSeconds: 1 } })], {}), 'Generate', itemsOf({ prompt: 'Kept one' }, { prompt: 'Kept two' }), 'manual', {
+		customData,
+	});
+	const run = await finishedWithin(execution);
+	expect(run.status).toBe('success');
+	const items = outputOf(run, 'Generate');
+	expect(items.map((item) => item.json.status)).toEqual(['done', 'done']);
+	expect(items.map((item) => item.json.waitedBy)).toEqual(['polling', 'polling']);
+	expect(String(items[0].json.callbackSkipped)).toMatch(/custom data/);
+	expect(jobsMade() - before).toBe(2);
+});
+
+it('an unsigned callback naming a job outside the batch is refused without a lookup on the user key', async () => {
+	useCredential(undefined);
+	const execution = await n8n.execute(workflowOf([callbackGenerateNode()], {}), 'Generate', itemsOf({ prompt: 'Guarded, unsigned' }));
+	const [parked] = outputOf(execution.run!, 'Generate');
+	const journalBefore = sandbox.journal.length;
+	const forged = await fetch(String(parked.json.callbackUrl), {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ id: 'job_forged0000', status: 'done', resultUrls: ['https://evil.example/x.mp4'] }),
+	});
+	expect(forged.status).toBe(404);
+	expect(sandbox.journal.slice(journalBefore).filter((entry) => entry.path.includes('job_forged0000'))).toHaveLength(0);
+	const run = await finishedWithin(execution);
+	expect(outputOf(run, 'Generate')[0].json.status).toBe('done');
+});
+
+it('two identical rows given one job (Reuse a Job Made From the Same Input) both finish with it', async () => {
+	useCredential(sandbox.webhookSecret);
+	const before = jobsMade();
+	const node = callbackGenerateNode({ options: { reuseHours: 1, expectedRenderSeconds: 1 } });
+	const execution = await n8n.execute(workflowOf([node], {}), 'Generate', itemsOf({ prompt: 'Twin rows' }, { prompt: 'Twin rows' }));
+	const run = await finishedWithin(execution);
+	const items = outputOf(run, 'Generate');
+	expect(items.map((item) => item.json.status)).toEqual(['done', 'done']);
+	expect(items[0].json.jobId).toBe(items[1].json.jobId);
+	expect(jobsMade() - before).toBe(1);
+});
