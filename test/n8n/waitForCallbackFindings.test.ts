@@ -91,3 +91,34 @@ it('two identical rows given one job (Reuse a Job Made From the Same Input) both
 	expect(items[0].json.jobId).toBe(items[1].json.jobId);
 	expect(jobsMade() - before).toBe(1);
 });
+
+describe('every callback lost (the service delivers once; n8n was away)', () => {
+	it('stops waiting a stated bound after the jobs should have ended, and each item names its job and how to read it', async () => {
+		// The resume URL points where nothing listens: every callback is lost.
+		const away = await N8nTestInstance.start(
+			{ omniVideoApi: { apiKey: sandbox.keys.premium, baseUrl: front.url, ...spedUpPlan(PLANS.premium, SPEED), webhookSecret: sandbox.webhookSecret } },
+			{ webhookUrl: 'http://127.0.0.1:9' },
+		);
+		try {
+			const node = callbackGenerateNode({ callbackTimeoutMinutes: 60 });
+			const parkedAt = Date.now();
+			const execution = await away.execute(workflowOf([node], {}), 'Generate', itemsOf({ prompt: 'Lost one' }, { prompt: 'Lost two' }));
+			expect(execution.status).toBe('waiting');
+			const jobIds = outputOf(execution.run!, 'Generate').map((item) => String(item.json.jobId));
+			// Two jobs at once, one round: 90 s (the spec's longest render) and 5 minutes' grace.
+			const waitTill = execution.run!.waitTill!.getTime();
+			expect(waitTill - parkedAt).toBeLessThanOrEqual(90_000 + 5 * 60_000 + 5_000);
+			expect(waitTill - parkedAt).toBeGreaterThanOrEqual(90_000 + 5 * 60_000 - 5_000);
+
+			const run = await finishedWithin(await away.waitTimeUp(execution.id));
+			expect(run.status).toBe('success');
+			const items = outputOf(run, 'Generate');
+			expect(items.map((item) => item.json.prompt)).toEqual(['Lost one', 'Lost two']);
+			items.forEach((item, row) => {
+				expect(item.json.omniVideo).toMatchObject({ status: 'unknown', jobId: jobIds[row], hint: expect.stringContaining('Get Job') });
+			});
+		} finally {
+			await away.stop();
+		}
+	});
+});

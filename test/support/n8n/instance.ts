@@ -183,6 +183,18 @@ export class N8nTestInstance {
 		return execution;
 	}
 
+	/**
+	 * n8n's WaitTracker: the execution's wait time (`waitTill`) passed with no call to resume it,
+	 * so n8n runs the stored execution again as it is; WorkflowExecute.handleWaitingState then
+	 * disables the waiting node, which passes its stack entry's input items on.
+	 */
+	async waitTimeUp(executionId: string): Promise<Execution> {
+		const execution = this.executions.get(executionId);
+		if (!execution?.run || execution.status !== 'waiting') throw new Error(`Execution ${executionId} is not waiting`);
+		await this.run(execution, structuredClone(execution.run.data));
+		return execution;
+	}
+
 	/** Executions started by this workflow's trigger. */
 	executionsOf(workflow: IWorkflowBase): Execution[] {
 		return [...this.executions.values()].filter((execution) => execution.workflow === workflow);

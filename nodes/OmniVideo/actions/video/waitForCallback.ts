@@ -25,6 +25,7 @@ import {
 	type CallbackBatchEntry,
 } from './callbackBatch';
 import { batchItems, batches, errorKind } from './callbackRows';
+import { batchWaitTill, nameJobsIfTimeUp, type ParkedRow } from './parkedTimeout';
 
 type Created =
 	| {
@@ -227,7 +228,12 @@ export async function parkForCallbacks(
 	);
 
 	const limitMinutes = this.getNodeParameter('callbackTimeoutMinutes', 0, 60) as number;
-	await this.putExecutionToWait(new Date(Date.now() + limitMinutes * 60_000));
+	const expectedMs = Math.max(0, ...created.map((result) => (result.ok ? result.expectedMs : 0)));
+	const waitTill = batchWaitTill(Date.now(), { rows: planned.length, madeNow, expectedMs, limitMinutes });
+	// If no callback wakes it by then, n8n passes these items on, each naming its job.
+	const parkedRows = batch.entries.map((entry): ParkedRow => ('jobId' in entry ? { jobId: entry.jobId } : 'pendingKey' in entry ? { later: true } : { notMade: true }));
+	nameJobsIfTimeUp(this, parkedRows, waitTill);
+	await this.putExecutionToWait(waitTill);
 	// Shown while the execution waits; n8n replaces it with the webhook's items on resume.
 	return [
 		planned.map((result, item): INodeExecutionData => {
