@@ -122,3 +122,13 @@ describe('every callback lost (the service delivers once; n8n was away)', () => 
 		}
 	});
 });
+
+it('Reuse with Wait for Callback: a second execution with the same input is not refused for sending the key with another resume URL', async () => {
+	useCredential(sandbox.webhookSecret);
+	const workflow = workflowOf([callbackGenerateNode({ options: { reuseHours: 1, expectedRenderSeconds: 1 } })], {});
+	for (let run = 0; run < 2; run++) {
+		const finished = await finishedWithin(await n8n.execute(workflow, 'Generate', itemsOf({ prompt: 'Same input, two executions' })));
+		expect(String(finished.data.resultData.error?.message ?? finished.status)).toBe('success');
+		expect(outputOf(finished, 'Generate')[0].json.status).toBe('done');
+	}
+});

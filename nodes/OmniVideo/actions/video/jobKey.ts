@@ -83,7 +83,10 @@ export function itemJobKey(
 	input: GenerateVideoInput,
 	options: { reuseHours: number; resumeUrlAsCallback: boolean },
 ): string {
-	const keyed = options.resumeUrlAsCallback ? { ...input, callbackUrl: 'resume-url' } : input;
+	// The resume URL names the execution: left out of a run's own key (its retries poll, sending
+	// the same URL), but kept in a key shared across executions (Reuse), whose job calls back the
+	// execution that made it: another execution's create would send the key with another body.
+	const keyed = options.resumeUrlAsCallback && options.reuseHours === 0 ? { ...input, callbackUrl: 'resume-url' } : input;
 	if (options.reuseHours > 0) return derivedIdempotencyKey('same-input', scope.workflowId, scope.nodeId, canonicalJson(keyed));
 	// Run 0 keeps the key it had before run indexes were part of it.
 	const run = scope.runIndex > 0 ? [`run${scope.runIndex}`] : [];
