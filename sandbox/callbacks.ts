@@ -2,6 +2,7 @@
 import type { VirtualClock } from './clock';
 import type { JobRecordJson, SandboxJob } from './jobs';
 import { newId } from './httpUtil';
+import type { ServiceSwitches } from './service';
 import { standardWebhookSignature } from './signing';
 
 /** docs/api.md#callbacks: retries at 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (virtual time). */
@@ -30,20 +31,36 @@ interface Delivery {
 	body: string;
 }
 
-/** Signed, at-least-once delivery of each terminal transition to the job's callbackUrl. */
+/** How callbacks go out: the service profile's switches (sandbox/service.ts) and whose clock signs. */
+export interface CallbackPolicy {
+	signOnSandboxClock?: boolean;
+	signing?: ServiceSwitches['callbackSigning'];
+	delivery?: ServiceSwitches['callbackDelivery'];
+	failedJobs?: boolean;
+}
+
+/**
+ * Delivery of each terminal transition to the job's callbackUrl: by default signed and at least
+ * once (retried on the schedule); a service profile may send it unsigned, once, or never, and none
+ * for a failed job.
+ */
 export class Callbacks {
 	readonly attempts: CallbackAttempt[] = [];
 	private cancels: Array<() => void> = [];
 	private inFlight = new Set<AbortController>();
+	private readonly policy: Required<CallbackPolicy>;
 
 	constructor(
 		private readonly clock: VirtualClock,
 		private readonly secret: () => string,
-		private readonly signOnSandboxClock = false,
-	) {}
+		policy: CallbackPolicy = {},
+	) {
+		this.policy = { signOnSandboxClock: false, signing: 'signed', delivery: 'retried', failedJobs: true, ...policy };
+	}
 
 	deliver(job: SandboxJob, record: JobRecordJson): void {
-		if (!job.body.callbackUrl) return;
+		if (!job.body.callbackUrl || this.policy.delivery === 'never') return;
+		if (record.status === 'failed' && !this.policy.failedJobs) return;
 		const delivery: Delivery = { job, url: job.body.callbackUrl, webhookId: newId('msg'), body: JSON.stringify(record) };
 		const copies = job.duplicateCallbacks ? 2 : 1;
 		for (let i = 0; i < copies; i++) this.schedule(delivery, 0, job.callbackDelayMs);
@@ -60,6 +77,15 @@ export class Callbacks {
 		this.attempts.length = 0;
 	}
 
+	/** Standard Webhooks headers: the id stays across retries, the timestamp is the attempt's. */
+	private signature(delivery: Delivery, timestamp: number): Record<string, string> {
+		return {
+			'webhook-id': delivery.webhookId,
+			'webhook-timestamp': String(timestamp),
+			'webhook-signature': standardWebhookSignature(this.secret(), delivery.webhookId, timestamp, delivery.body),
+		};
+	}
+
 	private schedule(delivery: Delivery, attempt: number, delayMs: number): void {
 		this.cancels.push(this.clock.after(delayMs, () => void this.attempt(delivery, attempt)));
 	}
@@ -67,7 +93,7 @@ export class Callbacks {
 	private async attempt(delivery: Delivery, attempt: number): Promise<void> {
 		// The timestamp is when the request is sent, in real time: receivers check it against their
 		// own clock, which the sandbox's speed factor does not move (unless they run on the sandbox's).
-		const timestamp = Math.floor((this.signOnSandboxClock ? this.clock.now() : Date.now()) / 1000);
+		const timestamp = Math.floor((this.policy.signOnSandboxClock ? this.clock.now() : Date.now()) / 1000);
 		const record: CallbackAttempt = {
 			jobId: delivery.job.id,
 			url: delivery.url,
@@ -91,9 +117,7 @@ export class Callbacks {
 				headers: {
 					'Content-Type': 'application/json',
 					'User-Agent': 'omni-video-sandbox',
-					'webhook-id': delivery.webhookId,
-					'webhook-timestamp': String(timestamp),
-					'webhook-signature': standardWebhookSignature(this.secret(), delivery.webhookId, timestamp, delivery.body),
+					...(this.policy.signing === 'signed' ? this.signature(delivery, timestamp) : {}),
 				},
 				body: delivery.body,
 			});
@@ -115,7 +139,7 @@ export class Callbacks {
 			clearTimeout(deadline);
 			this.inFlight.delete(controller);
 		}
-		if (attempt >= RETRY_SCHEDULE_MS.length) {
+		if (this.policy.delivery === 'once' || attempt >= RETRY_SCHEDULE_MS.length) {
 			record.outcome = 'gave-up';
 			return;
 		}

@@ -2,6 +2,7 @@
 import { startSandbox, type SandboxOptions } from './server';
 import { DEFAULT_CONFIG, keysByRole } from './config';
 import type { RenderTimeModel } from './renderTimes';
+import { describeService, parseSwitch, serviceProfileName } from './service';
 
 const HELP = `Omni Video sandbox: a local, faithful Omni Video API.
 
@@ -11,7 +12,13 @@ Usage: npm run sandbox -- [options]
   --seed N               seed of the drawn render times (default 1)
   --render-spread S      spread of render times around the typical one (default 0.25; 0 = none)
   --render-uniform       render times drawn evenly across 30–90 s, whatever the job's size
-  --no-progress          job records carry no progress (a service that reports none)
+  --service NAME         which reading of the spec's open points: default (docs/api.md's
+                         decisions) or spec (the strictest: keys ignored, callbacks unsigned,
+                         sent once, none for failed jobs, no progress, no X-RateLimit-*, 429
+                         without Retry-After or which limit); OMNI_SANDBOX_SERVICE sets it too
+  --switch NAME=VALUE    one switch over the profile, e.g. --switch idempotencyKeys=replayed
+                         (sandbox/README.md lists them); repeatable
+  --no-progress          job records carry no progress (the same as --switch reportProgress=false)
   --insecure-callbacks   accept http:// callback URLs to loopback addresses
   --config FILE          JSON config: accounts, keys, budgets, prices, limits (see sandbox/README.md)
   --help                 this text`;
@@ -32,6 +39,8 @@ function parseArgs(argv: string[]): SandboxOptions | 'help' {
 		else if (arg === '--render-spread') options.renderTimes = { ...renderTimes(options), spread: Number(value()) };
 		else if (arg === '--render-uniform') options.renderTimes = { ...renderTimes(options), shape: 'uniform' };
 		else if (arg === '--no-progress') options.reportProgress = false;
+		else if (arg === '--service') options.service = serviceProfileName(value(), '--service');
+		else if (arg === '--switch') Object.assign(options, parseSwitch(value()));
 		else if (arg === '--insecure-callbacks') options.insecureCallbacks = true;
 		else if (arg === '--config') options.configFile = value();
 		else throw new Error(`Unknown option ${arg} (see --help)`);
@@ -59,10 +68,10 @@ async function main(): Promise<void> {
 		keys.budget && `  Budget key:     ${keys.budget}   (${budget}-credit budget)`,
 		keys.revoked && `  Revoked key:    ${keys.revoked}`,
 		`  Webhook secret: ${webhookSecret}`,
-		`  Admin:          ${url}/__sandbox/requests · /jobs · /callbacks · /scenarios · /clock`,
+		`  Admin:          ${url}/__sandbox/requests · /jobs · /callbacks · /scenarios · /clock · /service`,
 	];
 	const tryKey = keys.pro ?? keys.premium ?? config.keys[0]?.key ?? '<key>';
-	console.log(`Omni Video sandbox listening on ${url}  (speed ×${config.speed}${config.insecureCallbacks ? ', insecure callbacks allowed' : ''})
+	console.log(`Omni Video sandbox listening on ${url}  (${describeService(config)}, speed ×${config.speed}${config.insecureCallbacks ? ', insecure callbacks allowed' : ''})
 
 ${lines.filter(Boolean).join('\n')}
 

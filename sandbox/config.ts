@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { PLANS, type PlanLimits } from '../core/types';
 import defaults from './default-config.json';
 import type { RenderTimeModel } from './renderTimes';
+import { resolveSwitches, serviceFromEnvironment, serviceProfileName, SERVICE_PROFILES, type ServiceProfileName, type ServiceSwitches } from './service';
 
 export interface KeyConfig {
 	key: string;
@@ -25,7 +26,12 @@ export interface AccountConfig {
 	userId?: string;
 }
 
-export interface SandboxConfig {
+export interface SandboxConfig extends ServiceSwitches {
+	/**
+	 * The reading of the spec's open points (sandbox/service.ts): `default` is docs/api.md's decisions,
+	 * `spec` the strictest reading. Any switch given beside it wins over the profile's.
+	 */
+	service: ServiceProfileName;
 	port: number;
 	host: string;
 	speed: number;
@@ -49,11 +55,6 @@ export interface SandboxConfig {
 	stormLength: number;
 	/** How long jobs take: seeded draws across 30–90 s by size (see renderTimes.ts). */
 	renderTimes: RenderTimeModel;
-	/**
-	 * Whether job records carry `progress` (default true). False answers as a service that
-	 * reports none (the API makes it optional): clients must then wait without it.
-	 */
-	reportProgress?: boolean;
 	/** Public base of the CDN; defaults to the sandbox's own URL. */
 	cdnUrl?: string;
 	/**
@@ -68,7 +69,7 @@ export interface SandboxConfig {
  * Deterministic defaults, kept as a config file of their own (the same format as --config), so
  * that the README's curl commands work as written.
  */
-export const DEFAULT_CONFIG: SandboxConfig = defaults as SandboxConfig;
+export const DEFAULT_CONFIG: SandboxConfig = { ...(defaults as Omit<SandboxConfig, 'service' | keyof ServiceSwitches>), service: 'default', ...SERVICE_PROFILES.default };
 
 export function planLimits(plan: AccountConfig['plan']): PlanLimits | undefined {
 	if (plan === 'none') return undefined;
@@ -127,10 +128,20 @@ export function sandboxKeys(config: SandboxConfig): SandboxKeys {
 	return keys;
 }
 
-/** Defaults, overlaid with a JSON config file, overlaid with explicit options. */
+/**
+ * Defaults, overlaid with a JSON config file, overlaid with explicit options. The service profile
+ * is the one named explicitly, else in the file, else by OMNI_SANDBOX_SERVICE, else `default`; its
+ * switches sit below any switch the file or the options set.
+ */
 export function resolveConfig(options: Partial<SandboxConfig> & { configFile?: string } = {}): SandboxConfig {
 	const { configFile, ...explicit } = options;
 	const fromFile: Partial<SandboxConfig> = configFile ? JSON.parse(readFileSync(configFile, 'utf8')) : {};
-	const defined = Object.fromEntries(Object.entries(explicit).filter(([, v]) => v !== undefined));
-	return { ...DEFAULT_CONFIG, ...fromFile, ...defined };
+	const defined: Partial<SandboxConfig> = Object.fromEntries(Object.entries(explicit).filter(([, v]) => v !== undefined));
+	const service =
+		defined.service !== undefined
+			? serviceProfileName(defined.service, 'service')
+			: fromFile.service !== undefined
+				? serviceProfileName(fromFile.service, configFile ?? 'config')
+				: (serviceFromEnvironment() ?? 'default');
+	return { ...DEFAULT_CONFIG, ...fromFile, ...defined, service, ...resolveSwitches(service, fromFile, defined) };
 }

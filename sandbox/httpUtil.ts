@@ -21,6 +21,8 @@ export type ErrorCode =
 	| 'idempotency_key_reused'
 	| 'rate_limited'
 	| 'concurrency_limited'
+	/** Either limit, from a service that does not say which (service profile `spec`). */
+	| 'too_many_requests'
 	| 'internal'
 	| 'unavailable'
 	| 'range_not_satisfiable';

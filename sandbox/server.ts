@@ -10,6 +10,7 @@ import type { Jobs } from './jobs';
 import { handleAdminRequest } from './routes/admin';
 import { handleApiRequest } from './routes/apiRequest';
 import { handleFileRequest } from './routes/files';
+import { serviceReading, type ServiceReading } from './service';
 import { SandboxState, type JournalEntry } from './state';
 
 export type { JournalEntry } from './state';
@@ -20,6 +21,8 @@ export interface Sandbox {
 	/** The config's keys by role (a role the config has no key for throws when asked for). */
 	keys: SandboxKeys;
 	webhookSecret: string;
+	/** The service profile answering (`default` or `spec`) and each switch as it stands. */
+	service: ServiceReading;
 	clock: VirtualClock;
 	accounts: Accounts;
 	jobs: Jobs;
@@ -73,6 +76,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		config,
 		keys: sandboxKeys(config),
 		webhookSecret: config.webhookSecret,
+		service: serviceReading(config),
 		clock: state.clock,
 		accounts: state.accounts,
 		jobs: state.jobs,

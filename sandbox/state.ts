@@ -7,6 +7,7 @@ import { IdempotencyStore } from './idempotency';
 import { Jobs } from './jobs';
 import { RateWindows } from './rateLimits';
 import { RenderTimes } from './renderTimes';
+import { errorReply, type Reply } from './httpUtil';
 import type { ScenarioName } from './scenarios';
 import { Uploads } from './uploads';
 
@@ -41,14 +42,19 @@ export class SandboxState {
 	constructor(readonly config: SandboxConfig) {
 		this.clock = new VirtualClock(config.speed);
 		this.accounts = new Accounts(config);
-		this.callbacks = new Callbacks(this.clock, () => config.webhookSecret, this.clientsOnSandboxClock);
+		this.callbacks = new Callbacks(this.clock, () => config.webhookSecret, {
+			signOnSandboxClock: this.clientsOnSandboxClock,
+			signing: config.callbackSigning,
+			delivery: config.callbackDelivery,
+			failedJobs: config.failedJobCallbacks,
+		});
 		const jobs: Jobs = new Jobs(
 			this.clock,
 			this.accounts,
 			() => config.cdnUrl ?? this.baseUrl,
 			(job) => this.callbacks.deliver(job, jobs.record(job)),
 			new RenderTimes(config.renderTimes),
-			config.reportProgress ?? true,
+			config.reportProgress,
 		);
 		this.jobs = jobs;
 	}
@@ -74,15 +80,33 @@ export class SandboxState {
 		});
 	}
 
+	/** X-RateLimit-*, unless the service profile sends none (`rateLimitHeaders: false`). */
 	rateHeaders(key: ApiKey): Record<string, string> {
 		const limits = key.account.limits;
-		if (!limits) return {};
+		if (!limits || !this.config.rateLimitHeaders) return {};
 		const state = this.windows.peek(key.key, limits, this.clock.now());
 		return {
 			'X-RateLimit-Limit': String(state.limit),
 			'X-RateLimit-Remaining': String(state.remaining),
 			'X-RateLimit-Reset': String(Math.ceil(state.resetAt / 1000)),
 		};
+	}
+
+	/**
+	 * A 429 as the service profile answers it: without Retry-After (`retryAfter: false`), and with
+	 * one code for both limits (`distinctLimitCodes: false`), so that nothing tells a full window
+	 * from too many jobs.
+	 */
+	tooManyRequests(reply: Reply): Reply {
+		if (reply.status !== 429) return reply;
+		const { config } = this;
+		let answer = reply;
+		if (!config.retryAfter) {
+			const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.toLowerCase() !== 'retry-after'));
+			answer = { ...answer, headers };
+		}
+		if (!config.distinctLimitCodes && answer.isError) answer = { ...errorReply(429, 'too_many_requests', 'Too many requests.'), headers: answer.headers };
+		return answer;
 	}
 
 	/** Back to the state at start: no jobs, fresh balances, empty journal. */

@@ -145,6 +145,10 @@ function rateLimitError(a: AnswerFacts): OmniVideoError {
 	if (a.code === 'concurrency_limited') {
 		happened = `The account already runs as many jobs at once as its plan allows (Pro 5, Premium 10), so it could not ${a.act}`;
 		advice = `${wait}, then run again once a running job has finished; jobs of every workflow on the account count.`;
+	} else if (a.code !== 'rate_limited' && a.context.operation === 'generate') {
+		// The spec shows no 429 body: a service may not say which of its limits was reached.
+		happened = `Omni Video answered "too many requests" without saying whether the plan's request limit or its jobs at once (Pro 5, Premium 10) were reached, so it could not ${a.act}`;
+		advice = `${wait}, then run again; every workflow using this key, and every job running on the account, counts.`;
 	} else if (a.context.operation === 'uploadPut' || a.context.operation === 'download') {
 		happened = `${capitalised(host(a.context))} is limiting requests and could not ${a.act}`;
 		advice = `${wait}, then run again.`;

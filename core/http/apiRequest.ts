@@ -119,9 +119,12 @@ function errorContext(runtime: ApiRuntime, call: ApiCall) {
 	};
 }
 
-/** The service's answer to a create over the plan's jobs at once. */
+/**
+ * The service's answer to a create over the plan's jobs at once: `concurrency_limited`, or a 429
+ * that does not say which limit it is (the spec shows no 429 body), which may be.
+ */
 export function isConcurrencyRefusal(response: HttpResponse): boolean {
-	return response.status === 429 && parseErrorBody(response.body).code === 'concurrency_limited';
+	return response.status === 429 && parseErrorBody(response.body).code !== 'rate_limited';
 }
 
 function backoffMs(runtime: ApiRuntime, attempt: number): number {
@@ -136,9 +139,11 @@ function afterResponse(runtime: ApiRuntime, call: ApiCall, response: HttpRespons
 			MIN_RATE_LIMIT_WAIT_MS,
 			parseRetryAfter(response.headers['retry-after'], runtime.clock.now()) ?? DEFAULT_RATE_LIMIT_WAIT_MS,
 		);
-		// Too many jobs at once holds back new jobs only; lookups and uploads go on.
-		if (isConcurrencyRefusal(response)) runtime.limiter.concurrencyRefused(waitMs);
-		else runtime.limiter.pause(waitMs);
+		// Too many jobs at once holds back new jobs only; lookups and uploads go on. A create's 429
+		// that does not say which limit it is may be either: both are held back.
+		const code = parseErrorBody(response.body).code;
+		if (isCreate && code !== 'rate_limited') runtime.limiter.concurrencyRefused(waitMs);
+		if (code !== 'concurrency_limited') runtime.limiter.pause(waitMs);
 		return { retryAfterMs: waitMs };
 	}
 	const retry = attempt < MAX_SAFE_RETRIES;

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorReply, jsonReply, readBody, send, MAX_JSON_BYTES, type Reply } from '../httpUtil';
 import { SCENARIOS } from '../scenarios';
+import { serviceReading } from '../service';
 import type { SandboxState } from '../state';
 import { findRoute, type Route } from './router';
 
@@ -84,6 +85,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
 	},
 	{ method: 'GET', path: '/__sandbox/scenarios', handle: () => jsonReply(200, SCENARIOS) },
 	{ method: 'GET', path: '/__sandbox/clock', handle: clockReading },
+	{ method: 'GET', path: '/__sandbox/service', handle: ({ config }) => jsonReply(200, serviceReading(config)) },
 	{ method: 'POST', path: '/__sandbox/clock', handle: setClock },
 	{ method: 'POST', path: '/__sandbox/keys', handle: addKey },
 	{

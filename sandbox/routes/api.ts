@@ -66,6 +66,11 @@ function createJob({ state, key, scenarios }: ApiCall, body: GenerateBody, concu
 	return jsonReply(202, { id: job.id, status: 'queued', creditsQueued: price }, { Location: `/api/v1/jobs/${encodeURIComponent(job.id)}` });
 }
 
+/** The Idempotency-Key as the service profile reads it: a service that ignores keys never sees one. */
+function honoured(state: SandboxState, idempotencyKey: string | undefined): string | undefined {
+	return state.config.idempotencyKeys === 'replayed' ? idempotencyKey : undefined;
+}
+
 async function generate(call: ApiCall): Promise<Reply> {
 	const { state, key, body, scenarios, idempotencyKey } = call;
 	const checked = validateGenerateBody(body, state.config.insecureCallbacks);
@@ -73,7 +78,7 @@ async function generate(call: ApiCall): Promise<Reply> {
 	const limits = key.account.limits;
 	if (!limits) return errorReply(403, 'forbidden', 'This plan has no API access.');
 	let created = false;
-	const reply = await state.idempotency.once(key.account.id, idempotencyKey, body, state.clock.now(), async () => {
+	const reply = await state.idempotency.once(key.account.id, honoured(state, idempotencyKey), body, state.clock.now(), async () => {
 		// A slow service is slow while it works: the key stays in flight meanwhile.
 		if (scenarios.has('slow-response')) await state.later(state.config.slowMs);
 		const answer = createJob(call, checked, limits.concurrentJobs);
@@ -98,7 +103,7 @@ function uploadTicket({ state, key, body, scenarios, idempotencyKey }: ApiCall):
 	const { uploads, clock, baseUrl } = state;
 	const checked = validateUploadBody(body, state.config.maxUploadBytes);
 	if (isReply(checked)) return checked;
-	return state.idempotency.once(`${key.account.id}:upload`, idempotencyKey, body, clock.now(), () => {
+	return state.idempotency.once(`${key.account.id}:upload`, honoured(state, idempotencyKey), body, clock.now(), () => {
 		const redirect = scenarios.has('upload-redirect-loop') ? 'loop' : scenarios.has('upload-redirect') ? 'chain' : undefined;
 		const ticket = uploads.create(checked.filename, checked.contentType, checked.size, clock.now(), redirect);
 		return jsonReply(200, {

@@ -64,7 +64,7 @@ export async function handleApiRequest(state: SandboxState, req: IncomingMessage
 	state.journal.push(entry);
 	const finish = (reply: Reply, raw?: string) => {
 		entry.status = reply.status;
-		send(res, reply, requestId, raw);
+		send(res, state.tooManyRequests(reply), requestId, raw);
 	};
 	let raw: Buffer | 'too_large';
 	try {
@@ -116,7 +116,7 @@ export async function handleApiRequest(state: SandboxState, req: IncomingMessage
 	if (scenarios.has('malformed-json')) return finish(reply, '{"id": "job_');
 	if (scenarios.has('huge-answer')) {
 		entry.status = reply.status;
-		return sendHuge(res, reply, requestId, config.hugeAnswerBytes);
+		return sendHuge(res, state.tooManyRequests(reply), requestId, config.hugeAnswerBytes);
 	}
 	finish(reply);
 }

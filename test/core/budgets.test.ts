@@ -71,7 +71,8 @@ describe('host budgets: deadlines and priorities', () => {
 	});
 
 	it('ends a 429 whose Retry-After is past the deadline with that delay, without waiting', async () => {
-		const { time, sent, others, client } = await coreSandbox({ limits: PLANS.pro });
+		// Tests core against docs/api.md's decision (Retry-After and 429 concurrency_limited), which --service spec takes away.
+		const { time, sent, others, client } = await coreSandbox({ limits: PLANS.pro, sandbox: { service: 'default' } });
 		// Another process on the key filled its minute window 20 s ago: the service says wait 40 s.
 		await others.lookups(30);
 		await time.advance(20_000);
@@ -86,7 +87,8 @@ describe('host budgets: deadlines and priorities', () => {
 	});
 
 	it('holds back only new jobs after a concurrency 429; lookups go on', async () => {
-		const { time, sent, others, client } = await coreSandbox({ limits: PLANS.pro });
+		// Tests core against docs/api.md's decision (Retry-After and 429 concurrency_limited), which --service spec takes away.
+		const { time, sent, others, client } = await coreSandbox({ limits: PLANS.pro, sandbox: { service: 'default' } });
 		const created = await time.run(client.generateVideo({ prompt: 'one' }));
 		// Someone else's jobs take the account's other four slots.
 		await others.creates(4);

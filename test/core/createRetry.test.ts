@@ -49,7 +49,8 @@ describe('retry safety of creates', () => {
 	});
 
 	it('retries a create on 429 concurrency_limited after Retry-After', async () => {
-		const { time, sandbox, sent, others, client } = await coreSandbox();
+		// Tests core against docs/api.md's decision (429 concurrency_limited with Retry-After, and Idempotency-Key's 409), which --service spec takes away.
+		const { time, sandbox, sent, others, client } = await coreSandbox({ sandbox: { service: 'default' } });
 		// Someone else's five jobs take the account's slots; the client asks 7 s before the first ends.
 		await others.creates(5);
 		const firstEnd = Math.min(...[...sandbox.jobs.all.values()].map((job) => job.endsAt));
@@ -62,7 +63,8 @@ describe('retry safety of creates', () => {
 	});
 
 	it('asks again on 409 idempotency_conflict (the same key still in flight)', async () => {
-		const { time, sandbox, sent, others, client } = await coreSandbox({ sandbox: { slowMs: 200 } });
+		// Tests core against docs/api.md's decision (429 concurrency_limited with Retry-After, and Idempotency-Key's 409), which --service spec takes away.
+		const { time, sandbox, sent, others, client } = await coreSandbox({ sandbox: { slowMs: 200, service: 'default' } });
 		// Another process sends the same create with the same key; the service is slow to answer it.
 		const input = { prompt: 'p [sandbox:slow-response]' };
 		const elsewhere = others.client().generateVideo(input, { idempotencyKey: 'idem_shared_1' });

@@ -9,7 +9,8 @@ const ONE_AT_ONCE: PlanLimits = { requestsPerMinute: 1_000, requestsPerHour: 10_
 
 describe('a create sent again with its key (a retried run)', () => {
 	it('returns the original job as it is now, without a second job or a second charge', async () => {
-		const { time, sandbox, sent, client } = await coreSandbox();
+		// Tests core against docs/api.md's decision (a service that replays Idempotency-Key), which --service spec takes away.
+		const { time, sandbox, sent, client } = await coreSandbox({ sandbox: { service: 'default' } });
 		const first = await time.run(client.generateVideo({ prompt: 'A kite' }, { idempotencyKey: 'idem_reuse_1' }));
 		await time.advance(120_000);
 		const again = await time.run(client.generateVideo({ prompt: 'A kite' }, { idempotencyKey: 'idem_reuse_1' }));
@@ -23,7 +24,8 @@ describe('a create sent again with its key (a retried run)', () => {
 	});
 
 	it('returns a failed job as failed, unless asked to make it again; a retry of that retry finds the new job', async () => {
-		const { time, sandbox, sent, client } = await coreSandbox();
+		// Tests core against docs/api.md's decision (a service that replays Idempotency-Key), which --service spec takes away.
+		const { time, sandbox, sent, client } = await coreSandbox({ sandbox: { service: 'default' } });
 		const input = { prompt: 'A fox [sandbox:job-fails-content-policy]' };
 		const first = await time.run(client.generateVideo(input, { idempotencyKey: 'idem_reuse_2' }));
 		await time.advance(120_000);
@@ -48,7 +50,8 @@ describe('a create sent again with its key (a retried run)', () => {
 	});
 
 	it('makes a job again when it was made longer ago than maxAgeMs', async () => {
-		const { time, sandbox, client } = await coreSandbox();
+		// Tests core against docs/api.md's decision (a service that replays Idempotency-Key), which --service spec takes away.
+		const { time, sandbox, client } = await coreSandbox({ sandbox: { service: 'default' } });
 		const first = await time.run(client.generateVideo({ prompt: 'A lake' }, { idempotencyKey: 'idem_reuse_3' }));
 		await time.advance(2 * 3_600_000);
 		const young = await time.run(client.generateVideo({ prompt: 'A lake' }, { idempotencyKey: 'idem_reuse_3', reuse: { maxAgeMs: 3 * 3_600_000 } }));
@@ -59,7 +62,8 @@ describe('a create sent again with its key (a retried run)', () => {
 	});
 
 	it('takes no second place among the jobs at once: the replay of a rendering job does not wait for it', async () => {
-		const { time, client } = await coreSandbox({ limits: ONE_AT_ONCE });
+		// Tests core against docs/api.md's decision (a service that replays Idempotency-Key), which --service spec takes away.
+		const { time, client } = await coreSandbox({ limits: ONE_AT_ONCE, sandbox: { service: 'default' } });
 		const first = await time.run(client.generateVideo({ prompt: 'A tram' }, { idempotencyKey: 'idem_reuse_4' }));
 		const startedAt = time.clock.now();
 		const again = await time.run(client.generateVideo({ prompt: 'A tram' }, { idempotencyKey: 'idem_reuse_4' }));

@@ -38,7 +38,8 @@ describe('polling schedule', () => {
 	});
 
 	it('obeys Retry-After on a lookup', async () => {
-		const { time, sent, others, client } = await coreSandbox();
+		// Tests core against docs/api.md's decision (Retry-After), which --service spec takes away.
+		const { time, sent, others, client } = await coreSandbox({ sandbox: { service: 'default' } });
 		const created = await time.run(client.generateVideo({ prompt: 'p', resolution: '4K', duration: 10 }));
 		const waiting = client.waitForJob(created.job.id, { expectedMs: 90_000 });
 		// Another process on the key fills its minute window 30 s before the client's first look.

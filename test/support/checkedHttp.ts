@@ -1,13 +1,23 @@
+import { resolveConfig } from '../../sandbox/config';
+import type { ServiceSwitches } from '../../sandbox/service';
 import { expectConforms, type ObservedResponse } from './openapi';
 
-/** A plain HTTP client for sandbox tests: every response it sees is checked against the OpenAPI document. */
+/**
+ * A plain HTTP client for sandbox tests: every response it sees is checked against the OpenAPI
+ * document, as the sandbox's service profile answers it (`service`: the sandbox's `service.switches`;
+ * by default the profile OMNI_SANDBOX_SERVICE names).
+ */
 export class CheckedHttp {
 	readonly seen: ObservedResponse[] = [];
+	private readonly service: Pick<ServiceSwitches, 'retryAfter'>;
 
 	constructor(
 		readonly baseUrl: string,
 		private readonly key?: string,
-	) {}
+		service?: Pick<ServiceSwitches, 'retryAfter'>,
+	) {
+		this.service = service ?? resolveConfig({});
+	}
 
 	async request(
 		method: string,
@@ -34,7 +44,7 @@ export class CheckedHttp {
 		if ((responseHeaders['content-type'] ?? '').includes('json') && bytes.length > 0) parsed = JSON.parse(bytes.toString('utf8'));
 		const observed = { method, path: new URL(url).pathname, status: response.status, headers: responseHeaders, body: parsed };
 		this.seen.push(observed);
-		expectConforms(observed);
+		expectConforms(observed, { retryAfter: this.service.retryAfter });
 		return { ...observed, bytes };
 	}
 

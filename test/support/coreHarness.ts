@@ -88,8 +88,8 @@ export interface CoreSandboxOptions {
 	limits?: PlanLimits;
 	/** Which of the account's keys the client uses. */
 	key?: CoreKey;
-	/** Sandbox settings for scenarios (holdMs, slowMs). */
-	sandbox?: Pick<SandboxOptions, 'holdMs' | 'slowMs'>;
+	/** Sandbox settings for scenarios (holdMs, slowMs) and the service's reading (else OMNI_SANDBOX_SERVICE's). */
+	sandbox?: Pick<SandboxOptions, 'holdMs' | 'slowMs' | 'service' | 'idempotencyKeys' | 'retryAfter' | 'rateLimitHeaders' | 'distinctLimitCodes'>;
 	/** Wraps the transport between the client and the sandbox, to watch or break requests on their way. */
 	wrapTransport?: (transport: Transport, time: VirtualTime) => Transport;
 }
@@ -182,13 +182,13 @@ export class Others {
 
 	/** `count` lookups on the client's key (another process sharing it): they take its rate windows. */
 	async lookups(count: number): Promise<void> {
-		const http = new CheckedHttp(this.sandbox.url, this.apiKey);
+		const http = new CheckedHttp(this.sandbox.url, this.apiKey, this.sandbox.service.switches);
 		for (let i = 0; i < count; i++) await this.time.during(http.job('job_elsewhere'));
 	}
 
 	/** `count` jobs created with another key on the account: they take its jobs-at-once slots. */
 	async creates(count: number): Promise<void> {
-		const http = new CheckedHttp(this.sandbox.url, KEYS.other);
+		const http = new CheckedHttp(this.sandbox.url, KEYS.other, this.sandbox.service.switches);
 		for (let i = 0; i < count; i++) {
 			const answer = await this.time.during(http.generate({ prompt: 'someone else', resolution: '1080P', duration: 8 }));
 			if (answer.status !== 202) throw new Error(`someone else's create was answered ${answer.status}`);

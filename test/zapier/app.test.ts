@@ -88,8 +88,14 @@ describe('authentication', () => {
 	});
 
 	it("a Pro key set up as Premium is named from the service's rate-limit headers", async () => {
-		const error = zapierErrorFields(await test(auth(sandbox.keys.pro, { plan: 'premium' })));
-		expect(error).toMatchObject({ code: 'plan_mismatch', message: expect.stringMatching(/reports the Pro plan's limits .* says Premium/) });
+		// X-RateLimit-* is our decision (docs/api.md): a service without them (--service spec) tells nothing.
+		const decided = await startSandbox({ port: 0, service: 'default' });
+		try {
+			const error = zapierErrorFields(await test(authFor(decided.url, decided.keys.pro, { plan: 'premium' })));
+			expect(error).toMatchObject({ code: 'plan_mismatch', message: expect.stringMatching(/reports the Pro plan's limits .* says Premium/) });
+		} finally {
+			await decided.close();
+		}
 	});
 });
 
@@ -232,7 +238,8 @@ describe('Generate Video', () => {
 
 	it('429: becomes ThrottledError with the server\'s delay, so Zapier retries the step later', async () => {
 		// A sandbox of its own: the storm refuses the key's next requests too.
-		const stormy = await startSandbox({ port: 0 });
+		// The server's delay is Retry-After, our decision (docs/api.md): pinned to it.
+		const stormy = await startSandbox({ port: 0, service: 'default' });
 		try {
 			const error = (await runStep('creates.generateVideo.operation.perform', {
 				authData: authFor(stormy.url, stormy.keys.premium),

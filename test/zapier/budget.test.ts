@@ -94,7 +94,7 @@ describe('an API that accepts connections and never answers', () => {
 			expect(zapierErrorFields(find.error).message).toMatch(/No answer came .* in time/);
 			// The create may have reached the service: the user is told what works in Zapier.
 			expect(zapierErrorFields(generate.error).message).toMatch(/may or may not have been created|could not be read|No answer came/);
-			expect(zapierErrorFields(generate.error).message).toMatch(/Replay this step/);
+			expect(zapierErrorFields(generate.error).message).toMatch(/Nothing is sent again for this step/);
 			expect(zapierErrorFields(test.error)).toMatchObject({ code: 'timeout', message: expect.stringMatching(/could not be checked/) });
 			expect(zapierErrorFields(test.error).status).toBeUndefined();
 		} finally {

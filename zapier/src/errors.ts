@@ -19,26 +19,26 @@ function rateLimitMessage(seconds: number | undefined, local = false): string {
 	return `${what} Zapier runs this step again ${when}.`;
 }
 
-/**
- * What a Zap user can do about a create whose outcome is unknown: core's advice speaks of
- * rerunning with the same idempotency key, which in Zapier is what a replay of the step does.
- */
-const REPLAY_ADVICE =
-	'Replay this step from the Zap history (or let autoreplay do it): the replay sends the same request and gets the job this attempt may have created, instead of paying for a second one.';
-
 /** The message with the job id, when the error concerns a job and does not say which. */
 function withJobId(error: OmniVideoError): string {
-	const outcomeUnknown = error.idempotencyKey !== undefined && ['transport', 'service', 'timeout'].includes(error.kind);
-	if (outcomeUnknown) {
-		const happened = error.hint ? error.message.replace(error.hint, '').trim() : error.message.split('. ')[0] + '.';
-		return `${happened} ${REPLAY_ADVICE}`;
-	}
 	const { hint, jobId } = unsaidDetails(error);
 	return [error.message, hint, jobId && `(job ${jobId})`].filter(Boolean).join(' ');
 }
 
+/** What happened, without core's advice (the app words its own). */
+export function happenedOnly(error: OmniVideoError): string {
+	return error.hint ? error.message.replace(error.hint, '').trim() : error.message.split('. ')[0] + '.';
+}
+
 /** Errors the app words itself: they reach Zapier as they are. */
 const worded = new WeakSet<Error>();
+
+/** A plain app error the app wrote: shown as it is, with its code. */
+export function appError(z: ZObject, message: string, code: string): Error {
+	const error = new z.errors.Error(message, code);
+	worded.add(error);
+	return error;
+}
 
 /** A ThrottledError whose message the app wrote (not a 429 that Zapier's middleware turned into one). */
 export function appThrottle(z: ZObject, message: string, delaySeconds: number): Error {

@@ -34,12 +34,16 @@ export function replaySafeKey(action: string, bundle: Bundle): string {
 }
 
 /**
- * What one attempt of a create sent, kept in Zapier's cache under its idempotency key: the body
- * exactly (a replay must send the same one, although Zapier's callback URL and an uploaded file's
- * URL would differ the second time), and the job once it is known.
+ * What one attempt of a create sent, kept in Zapier's cache under its idempotency key before the
+ * create goes out: the body, when it was sent, and the job once it is known. An entry without a job
+ * is a create whose outcome is unknown (its answer was lost, or the run ended before recording it):
+ * a replay never sends it again, since a service that ignores Idempotency-Key (the spec never
+ * mentions one) would make and charge a second job.
  */
 export interface CreateAttempt {
 	input: GenerateVideoInput;
+	/** ISO time the create was sent (absent in entries written before it was recorded). */
+	sentAt?: string;
 	jobId?: string;
 }
 
@@ -70,7 +74,38 @@ export async function recordAttempt(z: ZObject, idempotencyKey: string, attempt:
 export async function forgetAttempt(z: ZObject, idempotencyKey: string): Promise<void> {
 	try {
 		await connectionCache(z).delete(cacheKey(idempotencyKey), CONNECTION_SCOPE);
-	} catch {
-		// A stale entry only means the replay resends the same body, which the service dedupes.
+	} catch (error) {
+		// A stale entry makes the replay report an unknown outcome and send nothing: safe, if unhelpful.
+		z.console.log(`Zapier's cache could not be cleared (${String(error)}): a replay will report this create's outcome as unknown.`);
 	}
+}
+
+/** How much of the prompt an error quotes: enough to find the job in the account's history. */
+const QUOTED_PROMPT_CHARS = 80;
+
+function quotedPrompt(prompt: string): string {
+	const oneLine = prompt.replace(/\s+/g, ' ').trim();
+	return JSON.stringify(oneLine.length > QUOTED_PROMPT_CHARS ? `${oneLine.slice(0, QUOTED_PROMPT_CHARS - 1)}…` : oneLine);
+}
+
+/**
+ * What the user is told when a create's outcome is unknown, on the attempt that lost the answer
+ * and on every replay of it: what happened, that nothing is sent again, and what to check (the
+ * time, the prompt, the idempotency key) and do next.
+ */
+export function outcomeUnknownMessage(
+	happened: string,
+	attempt: { input: GenerateVideoInput; sentAt?: string },
+	idempotencyKey: string,
+	replay: boolean,
+): string {
+	const when = attempt.sentAt ? ` at ${attempt.sentAt}` : '';
+	const lead = replay ? `An earlier attempt of this step sent its create${when} and got no clear answer, so Omni Video may have made (and charged) that job. ` : `${happened} Omni Video may have made (and charged) the job. `;
+	return (
+		lead +
+		'Nothing is sent again for this step, so no second job is paid for: a replay (or autoreplay) reports the same. ' +
+		`Look in your Omni Video account for a job created${when} with the prompt ${quotedPrompt(attempt.input.prompt)} ` +
+		`(idempotency key ${idempotencyKey}). If it is there, read it with a Find Job step and its job id; ` +
+		'if not, run the Zap again with something new in Run Reference.'
+	);
 }

@@ -2,6 +2,7 @@ import { defineCreate, type Bundle, type ZObject } from 'zapier-platform-core';
 import {
 	AuthError,
 	CreditsError,
+	OmniVideoError,
 	RateLimitError,
 	TimeoutError,
 	TransportError,
@@ -12,12 +13,12 @@ import {
 	type JobRecord,
 	type OmniVideoClient,
 } from '../../../core';
-import { appThrottle, asZapierErrors } from '../errors';
+import { appError, appThrottle, asZapierErrors, happenedOnly } from '../errors';
 import { omniVideoClient } from '../host';
 import { jobOutput, type JobOutput } from '../job';
 import { videoFileOutput } from '../files';
 import { deadlineIn } from '../connection';
-import { forgetAttempt, recallAttempt, recordAttempt, replaySafeKey } from '../replay';
+import { forgetAttempt, outcomeUnknownMessage, recallAttempt, recordAttempt, replaySafeKey } from '../replay';
 import { GENERATE_VIDEO_INPUT_FIELDS, GENERATE_VIDEO_OUTPUT_FIELDS, GENERATE_VIDEO_SAMPLE, type GenerateInput } from './generateVideoFields';
 import { blankToUndefined, isYes, prepareInput } from './generateVideoInput';
 
@@ -61,7 +62,10 @@ async function waitWithinRun(client: OmniVideoClient, job: JobRecord, expectedMs
 /** Errors that prove the create never happened: a replay may start afresh (new callback URL, new uploads). */
 function surelyNotCreated(error: unknown): boolean {
 	if (error instanceof TransportError) return error.failure === 'refused';
-	return error instanceof RateLimitError || error instanceof ValidationError || error instanceof CreditsError || error instanceof AuthError;
+	if (error instanceof RateLimitError || error instanceof ValidationError || error instanceof CreditsError || error instanceof AuthError) return true;
+	// Any other refusal (4xx) created nothing, except "this key is still in flight": that create may.
+	const status = error instanceof OmniVideoError ? error.status : undefined;
+	return status !== undefined && status >= 400 && status < 500 && (error as OmniVideoError).code !== 'idempotency_conflict';
 }
 
 /**
@@ -89,10 +93,10 @@ async function pickUp(
 
 /**
  * Creates the job once per input, replays included (see replay.ts): a replay finds the attempt in
- * Zapier's cache and either picks up the job it made or resends exactly the same request, which the
- * service answers with the original job. Wait for the Video: Yes parks the step on Zapier's
- * callback URL (performResume); No returns the queued job at once; the editor's sample waits
- * within the run.
+ * Zapier's cache and picks up the job it made; when that attempt's outcome is unknown (its answer
+ * was lost), it sends nothing and says what to check, since resending would pay twice on a service
+ * that ignores Idempotency-Key. Wait for the Video: Yes parks the step on Zapier's callback URL
+ * (performResume); No returns the queued job at once; the editor's sample waits within the run.
  */
 async function perform(z: ZObject, bundle: Bundle<GenerateInput>): Promise<JobOutput> {
 	return asZapierErrors(z, async () => {
@@ -114,23 +118,27 @@ async function perform(z: ZObject, bundle: Bundle<GenerateInput>): Promise<JobOu
 			return pickUp(z, client, job, { waits, isSample, expectedMs: 0, deadlineAtMs, submitted: { mode, submittedAt, includeVideoFile } });
 		}
 
-		let input = earlier?.input;
-		const parks = waits && !isSample && !input;
-		if (!input) {
-			const userCallback = waits ? undefined : blankToUndefined(fields.callbackUrl);
-			input = await prepareInput(z, client, fields, { allowInsecureLoopbackCallback, callbackUrl: userCallback, deadlineAtMs });
-			// Asking for Zapier's callback URL is what parks the step: only when the create is sent.
-			if (parks) input.callbackUrl = z.generateCallbackUrl();
-			await recordAttempt(z, idempotencyKey, { input });
+		if (earlier) {
+			// Sent before, and no job recorded: whether it was made is unknown, so nothing is resent.
+			throw appError(z, outcomeUnknownMessage('', earlier, idempotencyKey, true), 'outcome_unknown');
 		}
+
+		const parks = waits && !isSample;
+		const userCallback = waits ? undefined : blankToUndefined(fields.callbackUrl);
+		const input = await prepareInput(z, client, fields, { allowInsecureLoopbackCallback, callbackUrl: userCallback, deadlineAtMs });
+		// Asking for Zapier's callback URL is what parks the step: only when the create is sent.
+		if (parks) input.callbackUrl = z.generateCallbackUrl();
+		const sentAt = new Date().toISOString();
+		await recordAttempt(z, idempotencyKey, { input, sentAt });
 		let created;
 		try {
 			created = await client.generateVideo(input, { idempotencyKey, allowInsecureLoopbackCallback, deadlineAtMs });
 		} catch (error) {
 			if (surelyNotCreated(error)) await forgetAttempt(z, idempotencyKey);
+			else if (error instanceof OmniVideoError) throw appError(z, outcomeUnknownMessage(happenedOnly(error), { input, sentAt }, idempotencyKey, false), 'outcome_unknown');
 			throw error;
 		}
-		await recordAttempt(z, idempotencyKey, { input, jobId: created.job.id });
+		await recordAttempt(z, idempotencyKey, { input, sentAt, jobId: created.job.id });
 		const submitted = { mode: created.mode, submittedAt, includeVideoFile };
 		if (parks) return { ...jobOutput(created.job, { mode: created.mode, submittedAt }), includeVideoFile } satisfies Submitted;
 		return pickUp(z, client, created.job, { waits, isSample, expectedMs: created.expectedMs, deadlineAtMs, submitted });
