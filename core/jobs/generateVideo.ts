@@ -121,14 +121,17 @@ async function createNoted(
 	const inFlight = creating.get(runtime) ?? new Map<string, Promise<Omit<GeneratedJob, 'replacedJobIds'>>>();
 	creating.set(runtime, inFlight);
 	inFlight.set(idempotencyKey, sending);
+	// Refused with an answer (nothing made): the key is free to send again.
+	const forgetUnlessMade = (error: unknown) => {
+		if (!createMayHaveMadeJob(error)) ledger?.forget(idempotencyKey);
+	};
 	try {
-		const created = await sending;
+		const created = await sending.catch(async (error: unknown) => {
+			forgetUnlessMade(error);
+			return await Promise.reject(error);
+		});
 		ledger?.note(idempotencyKey, { jobId: created.job.id });
 		return created;
-	} catch (error) {
-		// Refused with an answer (nothing made): the key is free to send again.
-		if (!createMayHaveMadeJob(error)) ledger?.forget(idempotencyKey);
-		throw error;
 	} finally {
 		inFlight.delete(idempotencyKey);
 	}
