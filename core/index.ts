@@ -32,6 +32,7 @@ export { validateJobId } from './input/validateJobId';
 export { detectContentType } from './input/contentType';
 export { callbackUrlProblem, isAcceptedCallbackUrl } from './input/validateUrls';
 export type { GeneratedJob } from './jobs/generateVideo';
+export { CreateOutcomeUnknownError, createMayHaveMadeJob, type JobLedger, type LedgerEntry } from './jobs/jobLedger';
 export type { UploadedFile } from './jobs/uploadFile';
 export { jobView, type JobView } from './jobs/jobView';
 export { SAMPLE_JOB } from './jobs/jobSample';

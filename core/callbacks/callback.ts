@@ -24,6 +24,12 @@ export interface CallbackRequest {
 	 * signature, so a replayed old delivery only ever starts work for a job that really ended.
 	 */
 	confirmStaleByLookup?: boolean;
+	/**
+	 * The host's own check that the job a callback names may be one it waits for, made before
+	 * anything is sent: an unsigned callback naming any other job (forged, or meant for someone
+	 * else) is refused without spending a lookup on the user's key.
+	 */
+	expects?: (jobId: string) => boolean;
 }
 
 export type CallbackOutcome =
@@ -68,6 +74,9 @@ export async function handleCallback(
 		claimed = parseJob(JSON.parse(request.rawBody));
 	} catch {
 		return { accepted: false, status: 400, reason: 'The callback body is not an Omni Video job.' };
+	}
+	if (request.expects && !request.expects(claimed.id)) {
+		return { accepted: false, status: 404, reason: `Job ${claimed.id} is not one this callback URL waits for.`, jobId: claimed.id };
 	}
 	let job = claimed;
 	let confirmedBy: 'signature' | 'lookup' = 'lookup';

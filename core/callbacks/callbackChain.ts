@@ -91,15 +91,27 @@ export class CallbackChain {
 	 * sees it ended for the first time: its place among the plan's jobs is free for the next row.
 	 */
 	record(job: JobRecord, nowMs: number, heard: 'callback' | 'lookup' = 'lookup'): boolean {
-		const row = this.rows.find((candidate) => candidate.jobId === job.id);
-		if (!row) return false;
-		row.checkedAtMs = nowMs;
-		if (!isTerminal(job) || row.ended) return false;
-		row.ended = job;
-		// Shared, a job this process only looked up ended has had its callback elsewhere: the
-		// process that took it gave the place away already.
+		// Several rows may share one job (identical rows given the job made from the same input).
+		const rows = this.rows.filter((candidate) => candidate.jobId === job.id);
+		let newlyEnded = false;
+		for (const row of rows) {
+			row.checkedAtMs = nowMs;
+			if (!isTerminal(job) || row.ended) continue;
+			row.ended = job;
+			newlyEnded = true;
+		}
+		if (!newlyEnded) return false;
+		// One job held one place, however many rows share it. Shared, a job this process only
+		// looked up ended has had its callback elsewhere: the process that took it gave the
+		// place away already.
 		if (heard === 'callback' || !this.shared) this.credits++;
 		return true;
+	}
+
+	/** Whether a row still waits for its job to be known (a callback naming it may bring it). */
+	awaitsJob(row: number): boolean {
+		const state = this.rows[row]?.state;
+		return state === 'pending' || state === 'claimed';
 	}
 
 	/**

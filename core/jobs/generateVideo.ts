@@ -8,6 +8,7 @@ import { TransportError } from '../errors/errors';
 import { expectedRenderSeconds, slotHoldMs } from '../pacing/estimate';
 import { derivedIdempotencyKey, newIdempotencyKey } from './idempotency';
 import { getJob } from './getJob';
+import { CreateOutcomeUnknownError, createMayHaveMadeJob, type JobLedger } from './jobLedger';
 
 export interface GenerateVideoOptions {
 	/** Reuse one key per input item across your own retries; a fresh one is made otherwise. */
@@ -35,6 +36,12 @@ export interface GenerateVideoOptions {
 	 * this retry finds the new job in turn.
 	 */
 	reuse?: { retryFailed?: boolean; maxAgeMs?: number };
+	/**
+	 * Our own record of the creates made with these keys (see JobLedger): a key found there is
+	 * never sent again; its job is looked up instead, or, when the earlier create's outcome is
+	 * unknown, the call fails saying so. Every create sent is noted there first.
+	 */
+	ledger?: JobLedger;
 }
 
 export interface GeneratedJob {
@@ -70,16 +77,72 @@ export async function generateVideo(
 	let idempotencyKey = options.idempotencyKey ?? newIdempotencyKey(runtime.random);
 	const replacedJobIds: string[] = [];
 	for (;;) {
-		const created = await createOnce(runtime, request, idempotencyKey, options);
+		// The same key already on its way from this process (identical rows sharing one job).
+		const sending = creating.get(runtime)?.get(idempotencyKey);
+		const recorded = sending ? undefined : options.ledger?.find(idempotencyKey);
+		if (recorded && !('jobId' in recorded)) throw new CreateOutcomeUnknownError(idempotencyKey, recorded.sentAtMs);
+		const created = sending
+			? { ...(await sending), replayed: true }
+			: recorded
+				? await recordedJob(runtime, request, idempotencyKey, recorded.jobId, options)
+				: await createNoted(runtime, request, idempotencyKey, options);
 		if (!created.replayed) return { ...created, replacedJobIds };
 		// The replay is the create's first answer, as it was then: its job may have ended since.
-		const job = await getJob(runtime, created.job.id, { signal: options.signal, deadlineAtMs: options.deadlineAtMs });
+		const job = recorded || sending ? created.job : await getJob(runtime, created.job.id, { signal: options.signal, deadlineAtMs: options.deadlineAtMs });
 		if (replacedJobIds.length >= MAX_REPLACED || !madeAgain(job, options.reuse, runtime.clock.now())) {
 			return { ...created, job, replacedJobIds };
 		}
 		replacedJobIds.push(job.id);
 		idempotencyKey = derivedIdempotencyKey(idempotencyKey, job.id);
 	}
+}
+
+/** A job our records name for this key, as it is now: nothing is sent but the lookup. */
+async function recordedJob(
+	runtime: ApiRuntime,
+	request: GenerateVideoRequest,
+	idempotencyKey: string,
+	jobId: string,
+	options: GenerateVideoOptions,
+): Promise<Omit<GeneratedJob, 'replacedJobIds'>> {
+	const job = await getJob(runtime, jobId, { signal: options.signal, deadlineAtMs: options.deadlineAtMs });
+	return { job, request, mode: generationMode(request), idempotencyKey, replayed: true, expectedMs: expectedMsOf(request, options) };
+}
+
+/** Creates once, noted in the ledger as it is sent (see createOnce) and with its job once answered. */
+async function createNoted(
+	runtime: ApiRuntime,
+	request: GenerateVideoRequest,
+	idempotencyKey: string,
+	options: GenerateVideoOptions,
+): Promise<Omit<GeneratedJob, 'replacedJobIds'>> {
+	const { ledger } = options;
+	const sending = createOnce(runtime, request, idempotencyKey, options);
+	const inFlight = creating.get(runtime) ?? new Map<string, Promise<Omit<GeneratedJob, 'replacedJobIds'>>>();
+	creating.set(runtime, inFlight);
+	inFlight.set(idempotencyKey, sending);
+	// Refused with an answer (nothing made): the key is free to send again.
+	const forgetUnlessMade = (error: unknown) => {
+		if (!createMayHaveMadeJob(error)) ledger?.forget(idempotencyKey);
+	};
+	try {
+		const created = await sending.catch(async (error: unknown) => {
+			forgetUnlessMade(error);
+			return await Promise.reject(error);
+		});
+		ledger?.note(idempotencyKey, { jobId: created.job.id });
+		return created;
+	} finally {
+		inFlight.delete(idempotencyKey);
+	}
+}
+
+/** Creates this process is sending, by runtime (one per API key) and idempotency key. */
+const creating = new WeakMap<ApiRuntime, Map<string, Promise<Omit<GeneratedJob, 'replacedJobIds'>>>>();
+
+function expectedMsOf(request: GenerateVideoRequest, options: GenerateVideoOptions): number {
+	const estimateMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;
+	return options.expectedMs !== undefined && options.expectedMs > 0 ? options.expectedMs : estimateMs;
 }
 
 function madeAgain(job: JobRecord, reuse: GenerateVideoOptions['reuse'], nowMs: number): boolean {
@@ -95,7 +158,7 @@ async function createOnce(
 	options: GenerateVideoOptions,
 ): Promise<Omit<GeneratedJob, 'replacedJobIds'>> {
 	const estimateMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;
-	const expectedMs = options.expectedMs !== undefined && options.expectedMs > 0 ? options.expectedMs : estimateMs;
+	const expectedMs = expectedMsOf(request, options);
 	const watched = options.watched ?? false;
 	// Refused for concurrency (others on the account hold the places: see JobSlots.concurrencyRefused),
 	// the create queues for a place again, for as long as a call may retry.
@@ -109,6 +172,8 @@ async function createOnce(
 		});
 		let created = false;
 		try {
+			// Noted before it leaves: if the answer is never seen, a retry must not send it again.
+			options.ledger?.note(idempotencyKey, { sentAtMs: runtime.clock.now() });
 			const response = await callApi(runtime, {
 				operation: 'generate',
 				method: 'POST',

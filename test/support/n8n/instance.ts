@@ -146,9 +146,13 @@ export class N8nTestInstance {
 		startNode: string,
 		items: INodeExecutionData[] = [{ json: {} }],
 		mode: WorkflowExecuteMode = 'manual',
+		options: { customData?: Record<string, string> } = {},
 	): Promise<Execution> {
 		const execution = this.newExecution(workflow, mode);
-		await this.run(execution, startAt(workflow, startNode, items));
+		const data = startAt(workflow, startNode, items);
+		// Custom data an earlier node of the workflow set (a Code node's $execution.customData.set).
+		if (options.customData) data.resultData.metadata = { ...options.customData };
+		await this.run(execution, data);
 		return execution;
 	}
 
@@ -176,6 +180,18 @@ export class N8nTestInstance {
 		}
 		const execution = this.newExecution(savedWorkflow ?? failed.workflow, 'retry');
 		await this.run(execution, data);
+		return execution;
+	}
+
+	/**
+	 * n8n's WaitTracker: the execution's wait time (`waitTill`) passed with no call to resume it,
+	 * so n8n runs the stored execution again as it is; WorkflowExecute.handleWaitingState then
+	 * disables the waiting node, which passes its stack entry's input items on.
+	 */
+	async waitTimeUp(executionId: string): Promise<Execution> {
+		const execution = this.executions.get(executionId);
+		if (!execution?.run || execution.status !== 'waiting') throw new Error(`Execution ${executionId} is not waiting`);
+		await this.run(execution, structuredClone(execution.run.data));
 		return execution;
 	}
 

@@ -12,6 +12,8 @@ import type { IDataObject } from 'n8n-workflow';
  */
 export interface CallbackBatch {
 	nodeId: string;
+	/** The node's run index in its execution (a loop runs it again): part of every row's key. */
+	runIndex: number;
 	/** When every job made before the park should have ended, by the estimates (ms since the epoch). */
 	expectedEndAtMs: number;
 	/** In item order: the job id, why that item's job was not created (an error kind), or the row's key check. */
@@ -49,7 +51,7 @@ export function encodeCallbackBatch(batch: CallbackBatch): Record<string, string
 		.join(',');
 	// The header names the key count, so its length depends on it: try each count until one fits.
 	for (let keys = 1; keys <= MAX_KEYS; keys++) {
-		const header = `${batch.nodeId}|${keys}|${Math.ceil(batch.expectedEndAtMs / 1000)}|`;
+		const header = `${batch.nodeId}|${keys}|${Math.ceil(batch.expectedEndAtMs / 1000)}|${batch.runIndex}|`;
 		const firstChars = VALUE_CHARS - header.length;
 		if (firstChars <= 0) return undefined;
 		if (body.length > firstChars + (keys - 1) * VALUE_CHARS) continue;
@@ -67,9 +69,9 @@ export function encodeCallbackBatch(batch: CallbackBatch): Record<string, string
 export function decodeCallbackBatch(customData: IDataObject, nodeId: string): CallbackBatch | undefined {
 	const head = customData[chunkKey(0)];
 	if (typeof head !== 'string') return undefined;
-	const [owner, count, expectedEndSeconds] = head.split('|', 3);
-	if (owner !== nodeId || expectedEndSeconds === undefined) return undefined;
-	let body = head.slice(owner.length + count.length + expectedEndSeconds.length + 3);
+	const [owner, count, expectedEndSeconds, runIndex] = head.split('|', 4);
+	if (owner !== nodeId || runIndex === undefined || !/^\d+$/.test(runIndex)) return undefined;
+	let body = head.slice(owner.length + count.length + expectedEndSeconds.length + runIndex.length + 4);
 	for (let index = 1; index < Number(count); index++) {
 		const chunk = customData[chunkKey(index)];
 		if (typeof chunk !== 'string') return undefined;
@@ -80,5 +82,5 @@ export function decodeCallbackBatch(customData: IDataObject, nodeId: string): Ca
 		.map((entry): CallbackBatchEntry =>
 			entry.startsWith(FAILED) ? { failedKind: entry.slice(1) } : entry.startsWith(PENDING) ? { pendingKey: entry.slice(1) } : { jobId: entry },
 		);
-	return { nodeId, expectedEndAtMs: Number(expectedEndSeconds) * 1000, entries };
+	return { nodeId, runIndex: Number(runIndex), expectedEndAtMs: Number(expectedEndSeconds) * 1000, entries };
 }

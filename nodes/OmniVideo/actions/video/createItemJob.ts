@@ -3,10 +3,12 @@ import {
 	validateGenerateInput,
 	type GeneratedJob,
 	type GenerateVideoInput,
+	type JobLedger,
 	type OmniVideoClient,
 } from '../../../../core';
 import { isLocalSandbox, isToolExecution, omniVideoClient } from '../../../shared/n8nHost';
 import { uploadFromBinary } from '../image/upload.operation';
+import { nodeJobLedger } from '../../../shared/nodeJobLedger';
 import { itemJobKey, keyScopeOf, type KeyScope } from './jobKey';
 
 /** One item's job as created, with what the output item needs. */
@@ -81,7 +83,7 @@ export function planKey(plan: ItemJobPlan): string {
 export async function sendItemJob(
 	client: OmniVideoClient,
 	plan: ItemJobPlan,
-	options: { signal?: AbortSignal; allowInsecureLoopbackCallback: boolean; watched: boolean; callbackUrl?: string },
+	options: { signal?: AbortSignal; allowInsecureLoopbackCallback: boolean; watched: boolean; callbackUrl?: string; ledger?: JobLedger },
 ): Promise<{ created: GeneratedJob; extra: IDataObject }> {
 	const created = await client.generateVideo(
 		{ ...plan.input, callbackUrl: options.callbackUrl ?? plan.input.callbackUrl },
@@ -92,6 +94,7 @@ export async function sendItemJob(
 			allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback,
 			expectedMs: plan.expectedMs,
 			watched: options.watched,
+			ledger: options.ledger,
 		},
 	);
 	const extra: IDataObject = { mode: created.mode, idempotencyKey: created.idempotencyKey, submittedAt: new Date().toISOString() };
@@ -167,5 +170,7 @@ export async function sendPlanned(
 		// until then; a job left to a callback may end unseen (n8n refuses callbacks until parked).
 		watched: watchedOverride ?? (this.getNodeParameter('waitMode', 0) === 'poll' || isToolExecution(this)),
 		callbackUrl,
+		// Every create execute() sends is noted where n8n's retries read it back (nodeJobLedger).
+		ledger: nodeJobLedger(this),
 	});
 }

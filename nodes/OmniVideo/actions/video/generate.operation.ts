@@ -127,7 +127,7 @@ const properties: INodeProperties[] = [
 		name: 'callbackTimeoutMinutes',
 		type: 'number',
 		default: 60,
-		description: 'If the jobs have not all ended by then, the workflow goes on with this node\'s input items unchanged (like the Wait node) and no further job is made; the IDs of the jobs made before the pause are in the execution\'s custom data',
+		description: 'The longest the execution waits for callbacks. It stops waiting sooner, 5 minutes after every job should have ended (at least 90 s a round of jobs), because a lost callback is never sent again. Then the workflow goes on with this node\'s input items, each with an omniVideo field naming its job, saying its outcome is unknown, and how to read it with Get Job; no further job is made',
 		typeOptions: { minValue: 1 },
 		displayOptions: { show: { waitMode: ['callback'] } },
 	},

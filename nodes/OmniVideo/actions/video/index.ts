@@ -1,2 +1,2 @@
 export * as generate from './generate.operation';
-export { resumeOnCallback } from './waitForCallback';
+export { resumeOnCallback } from './resumeOnCallback';

@@ -13,21 +13,23 @@ interface CustomData {
 /**
  * The execution whose jobs this run may return: this one, unless it is a retry. n8n's Retry (from
  * the executions list, with the original or the saved workflow) starts a new execution from the
- * failed one's stored data, custom data included, so the first run notes its id there and every
- * retry of it, or of a retry, reads the same id back. Retry On Fail keeps the execution id itself.
- * A new trigger event or a new manual run starts without custom data: it makes new videos. An
- * execution that crashed inside this node never stored its custom data (n8n stores it when a node
- * ends): only Reuse a Job Made From the Same Input gets its jobs back.
+ * failed one's stored data, the node's execution context included (docs/n8n-internals.md), so
+ * the first run notes its id there and every retry of it, or of a retry, reads the same id back.
+ * Retry On Fail keeps the execution itself. A new trigger event or a new manual run starts with
+ * an empty context: it makes new videos. The node context costs none of the user's custom-data
+ * keys; the note is also kept in custom data, where a parked batch's webhook() reads it (when
+ * n8n keeps it: 10 keys at most), and an older execution may have left it only there.
  */
 export function runOrigin(context: IExecuteFunctions): string {
+	const nodeContext = context.getContext('node');
 	const customData = context.getWorkflowDataProxy(0).$execution.customData as CustomData;
-	const noted = customData.get(RUN_OF);
-	if (typeof noted === 'string' && noted !== '') return noted;
-	const own = context.getExecutionId();
-	// n8n keeps 10 custom data keys: when the user's own take them all, this set is dropped, and
-	// a retry makes new jobs for rows that already had one (the option below still applies).
-	customData.set(RUN_OF, own);
-	return own;
+	const inContext = nodeContext[RUN_OF];
+	const inCustomData = customData.get(RUN_OF);
+	const noted = typeof inContext === 'string' && inContext !== '' ? inContext : typeof inCustomData === 'string' && inCustomData !== '' ? inCustomData : undefined;
+	const origin = noted ?? context.getExecutionId();
+	nodeContext[RUN_OF] = origin;
+	if (inCustomData !== origin) customData.set(RUN_OF, origin);
+	return origin;
 }
 
 /** Whether this run is a retry of an earlier execution (see runOrigin). */
@@ -41,20 +43,31 @@ export interface KeyScope {
 	origin: string;
 	nodeId: string;
 	workflowId: string;
+	/**
+	 * The node's run index in the execution: a loop (Loop Over Items, "regenerate until approved")
+	 * runs the node again with the same input and wants a new video. A Retry drops the failed run
+	 * and Retry On Fail stays in it, so both keep the index, and their jobs.
+	 */
+	runIndex: number;
 }
 
 /** This run's key scope; notes the run's origin in custom data when this is a first run. */
 export function keyScopeOf(context: IExecuteFunctions): KeyScope {
-	return { origin: runOrigin(context), nodeId: context.getNode().id, workflowId: context.getWorkflow().id ?? '' };
+	const runIndex = Number(context.getWorkflowDataProxy(0).$thisRunIndex) || 0;
+	return { origin: runOrigin(context), nodeId: context.getNode().id, workflowId: context.getWorkflow().id ?? '', runIndex };
 }
 
 /**
  * The scope read back from a parked execution's custom data (a callback's webhook()): the origin
  * noted by execute(), or the execution itself when n8n dropped the note (10 keys at most).
  */
-export function parkedKeyScope(customData: Record<string, unknown>, executionId: string, nodeId: string, workflowId: string): KeyScope {
+export function parkedKeyScope(
+	customData: Record<string, unknown>,
+	executionId: string,
+	parked: { nodeId: string; workflowId: string; runIndex: number },
+): KeyScope {
 	const noted = customData[RUN_OF];
-	return { origin: typeof noted === 'string' && noted !== '' ? noted : executionId, nodeId, workflowId };
+	return { origin: typeof noted === 'string' && noted !== '' ? noted : executionId, ...parked };
 }
 
 /**
@@ -70,7 +83,12 @@ export function itemJobKey(
 	input: GenerateVideoInput,
 	options: { reuseHours: number; resumeUrlAsCallback: boolean },
 ): string {
-	const keyed = options.resumeUrlAsCallback ? { ...input, callbackUrl: 'resume-url' } : input;
+	// The resume URL names the execution: left out of a run's own key (its retries poll, sending
+	// the same URL), but kept in a key shared across executions (Reuse), whose job calls back the
+	// execution that made it: another execution's create would send the key with another body.
+	const keyed = options.resumeUrlAsCallback && options.reuseHours === 0 ? { ...input, callbackUrl: 'resume-url' } : input;
 	if (options.reuseHours > 0) return derivedIdempotencyKey('same-input', scope.workflowId, scope.nodeId, canonicalJson(keyed));
-	return derivedIdempotencyKey(scope.origin, scope.nodeId, itemIndex, canonicalJson(keyed));
+	// Run 0 keeps the key it had before run indexes were part of it.
+	const run = scope.runIndex > 0 ? [`run${scope.runIndex}`] : [];
+	return derivedIdempotencyKey(scope.origin, scope.nodeId, ...run, itemIndex, canonicalJson(keyed));
 }

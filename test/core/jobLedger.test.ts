@@ -1,0 +1,44 @@
+import { closeCoreSandboxes, coreSandbox } from '../support/coreHarness';
+import { CreateOutcomeUnknownError, type JobLedger, type LedgerEntry } from '../../core';
+
+afterEach(closeCoreSandboxes);
+
+/** A host's record of its creates (n8n keeps it in the node's execution context). */
+function memoryLedger(): JobLedger & { entries: Map<string, LedgerEntry> } {
+	const entries = new Map<string, LedgerEntry>();
+	return { entries, find: (key) => entries.get(key), note: (key, entry) => void entries.set(key, entry), forget: (key) => void entries.delete(key) };
+}
+
+describe('the ledger: a run asked again gets its jobs from our own records, on any reading of the service', () => {
+	it('a key it names is looked up, never created again; a failed job is made again only when asked', async () => {
+		const { time, sandbox, sent, client } = await coreSandbox({ sandbox: { service: 'spec' } });
+		const ledger = memoryLedger();
+		const input = { prompt: 'A heron [sandbox:job-fails-content-policy]' };
+		const first = await time.run(client.generateVideo(input, { idempotencyKey: 'idem_ledger_1', ledger }));
+		expect(ledger.entries.get('idem_ledger_1')).toEqual({ jobId: first.job.id });
+		await time.advance(120_000);
+
+		const again = await time.run(client.generateVideo(input, { idempotencyKey: 'idem_ledger_1', ledger }));
+		expect(again).toMatchObject({ replayed: true, job: { id: first.job.id, status: 'failed' } });
+		expect(sent.creates()).toHaveLength(1);
+
+		const remade = await time.run(client.generateVideo(input, { idempotencyKey: 'idem_ledger_1', ledger, reuse: { retryFailed: true } }));
+		expect(remade.replacedJobIds).toEqual([first.job.id]);
+		expect(sandbox.jobs.all.size).toBe(2);
+		// A retry of that retry finds the new job in the ledger too.
+		const sameRetry = await time.run(client.generateVideo(input, { idempotencyKey: 'idem_ledger_1', ledger, reuse: { retryFailed: true } }));
+		expect(sameRetry.job.id).toBe(remade.job.id);
+		expect(sent.creates()).toHaveLength(2);
+	});
+
+	it('a create sent whose answer was never seen is not sent again: the error says when, and what to check', async () => {
+		const { time, sent, client } = await coreSandbox({ sandbox: { service: 'spec' } });
+		const ledger = memoryLedger();
+		ledger.note('idem_ledger_2', { sentAtMs: Date.parse('2026-01-02T03:04:05Z') });
+		const error = await time.run(client.generateVideo({ prompt: 'A crane' }, { idempotencyKey: 'idem_ledger_2', ledger })).catch((caught: unknown) => caught);
+		expect(error).toBeInstanceOf(CreateOutcomeUnknownError);
+		expect(String((error as Error).message)).toContain('2026-01-02T03:04:05.000Z');
+		expect(sent.creates()).toHaveLength(0);
+	});
+
+});

@@ -1,0 +1,136 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
+import type { IRun } from 'n8n-workflow';
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { PLANS } from '../../core/types';
+import { N8nTestInstance, type Execution } from '../support/n8n/instance';
+import { workflowOf } from '../support/n8n/engine';
+import { callbackGenerateNode, itemsOf, outputOf, spedUpPlan } from '../support/n8n/workflows';
+import { readingOfThisRun, serviceFront, type ServiceFront } from '../support/serviceReading';
+
+/**
+ * Wait for Callback's findings from reading the code (issue 23): each check failed before its fix.
+ * Run on the reading of the service this run takes (see serviceReading.ts).
+ */
+const SPEED = 40;
+let sandbox: Sandbox;
+let front: ServiceFront;
+let n8n: N8nTestInstance;
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: true });
+	front = await serviceFront(sandbox.url, readingOfThisRun());
+	n8n = await N8nTestInstance.start({});
+});
+afterAll(async () => {
+	await n8n.stop();
+	await front.close();
+	await sandbox.close();
+});
+
+/** The credential, with the signing secret only where the service signs its callbacks. */
+function useCredential(secret: string | undefined): void {
+	const signs = sandbox.service.switches.callbackSigning === 'signed';
+	n8n.credentials.omniVideoApi = { apiKey: sandbox.keys.premium, baseUrl: front.url, ...spedUpPlan(PLANS.premium, SPEED), webhookSecret: signs ? (secret ?? '') : '' };
+}
+
+async function finishedWithin(execution: Execution, ms = 20_000): Promise<IRun> {
+	let timer: NodeJS.Timeout | undefined;
+	const timeout = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`execution ${execution.id} still ${execution.status} after ${ms} ms`)), ms);
+	});
+	try {
+		return await Promise.race([execution.finished, timeout]);
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+function jobsMade(): number {
+	return sandbox.jobs.all.size;
+}
+
+it("the workflow's own custom data leaves no room for the batch: the node polls, every item ends, no job twice", async () => {
+	useCredential(sandbox.webhookSecret);
+	// Nine values of the workflow's own: n8n keeps 10 per execution and drops the rest unsaid.
+	const customData = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`own${i}`, `value ${i}`]));
+	const before = jobsMade();
+	const execution = await n8n.execute(workflowOf([callbackGenerateNode({ options: { expectedRenderSeconds: 1 } })], {}), 'Generate', itemsOf({ prompt: 'Kept one' }, { prompt: 'Kept two' }), 'manual', {
+		customData,
+	});
+	const run = await finishedWithin(execution);
+	expect(run.status).toBe('success');
+	const items = outputOf(run, 'Generate');
+	expect(items.map((item) => item.json.status)).toEqual(['done', 'done']);
+	expect(items.map((item) => item.json.waitedBy)).toEqual(['polling', 'polling']);
+	expect(String(items[0].json.callbackSkipped)).toMatch(/custom data/);
+	expect(jobsMade() - before).toBe(2);
+});
+
+it('an unsigned callback naming a job outside the batch is refused without a lookup on the user key', async () => {
+	useCredential(undefined);
+	const execution = await n8n.execute(workflowOf([callbackGenerateNode()], {}), 'Generate', itemsOf({ prompt: 'Guarded, unsigned' }));
+	const [parked] = outputOf(execution.run!, 'Generate');
+	const journalBefore = sandbox.journal.length;
+	const forged = await fetch(String(parked.json.callbackUrl), {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ id: 'job_forged0000', status: 'done', resultUrls: ['https://evil.example/x.mp4'] }),
+	});
+	expect(forged.status).toBe(404);
+	expect(sandbox.journal.slice(journalBefore).filter((entry) => entry.path.includes('job_forged0000'))).toHaveLength(0);
+	const run = await finishedWithin(execution);
+	expect(outputOf(run, 'Generate')[0].json.status).toBe('done');
+});
+
+it('two identical rows given one job (Reuse a Job Made From the Same Input) both finish with it', async () => {
+	useCredential(sandbox.webhookSecret);
+	const before = jobsMade();
+	const node = callbackGenerateNode({ options: { reuseHours: 1, expectedRenderSeconds: 1 } });
+	const execution = await n8n.execute(workflowOf([node], {}), 'Generate', itemsOf({ prompt: 'Twin rows' }, { prompt: 'Twin rows' }));
+	const run = await finishedWithin(execution);
+	const items = outputOf(run, 'Generate');
+	expect(items.map((item) => item.json.status)).toEqual(['done', 'done']);
+	expect(items[0].json.jobId).toBe(items[1].json.jobId);
+	expect(jobsMade() - before).toBe(1);
+});
+
+describe('every callback lost (the service delivers once; n8n was away)', () => {
+	it('stops waiting a stated bound after the jobs should have ended, and each item names its job and how to read it', async () => {
+		// The resume URL points where nothing listens: every callback is lost.
+		const away = await N8nTestInstance.start(
+			{ omniVideoApi: { apiKey: sandbox.keys.premium, baseUrl: front.url, ...spedUpPlan(PLANS.premium, SPEED), webhookSecret: sandbox.webhookSecret } },
+			{ webhookUrl: 'http://127.0.0.1:9' },
+		);
+		try {
+			const node = callbackGenerateNode({ callbackTimeoutMinutes: 60 });
+			const parkedAt = Date.now();
+			const execution = await away.execute(workflowOf([node], {}), 'Generate', itemsOf({ prompt: 'Lost one' }, { prompt: 'Lost two' }));
+			expect(execution.status).toBe('waiting');
+			const jobIds = outputOf(execution.run!, 'Generate').map((item) => String(item.json.jobId));
+			// Two jobs at once, one round: 90 s (the spec's longest render) and 5 minutes' grace.
+			const waitTill = execution.run!.waitTill!.getTime();
+			expect(waitTill - parkedAt).toBeLessThanOrEqual(90_000 + 5 * 60_000 + 5_000);
+			expect(waitTill - parkedAt).toBeGreaterThanOrEqual(90_000 + 5 * 60_000 - 5_000);
+
+			const run = await finishedWithin(await away.waitTimeUp(execution.id));
+			expect(run.status).toBe('success');
+			const items = outputOf(run, 'Generate');
+			expect(items.map((item) => item.json.prompt)).toEqual(['Lost one', 'Lost two']);
+			items.forEach((item, row) => {
+				expect(item.json.omniVideo).toMatchObject({ status: 'unknown', jobId: jobIds[row], hint: expect.stringContaining('Get Job') });
+			});
+		} finally {
+			await away.stop();
+		}
+	});
+});
+
+it('Reuse with Wait for Callback: a second execution with the same input is not refused for sending the key with another resume URL', async () => {
+	useCredential(sandbox.webhookSecret);
+	const workflow = workflowOf([callbackGenerateNode({ options: { reuseHours: 1, expectedRenderSeconds: 1 } })], {});
+	for (let run = 0; run < 2; run++) {
+		const finished = await finishedWithin(await n8n.execute(workflow, 'Generate', itemsOf({ prompt: 'Same input, two executions' })));
+		expect(String(finished.data.resultData.error?.message ?? finished.status)).toBe('success');
+		expect(outputOf(finished, 'Generate')[0].json.status).toBe('done');
+	}
+});
