@@ -24,37 +24,24 @@ const SPEC_AWAITING_FIXES = [
 	{ test: "the service's own duplicates (same webhook id) arriving together start the flow once, signed or looked up", branch: 'Activepieces (issue 23 item 2 / s7-ap)' },
 	// test/core/sharedKey.test.ts: 18 refused creates on spec against a bound of 16 (no X-RateLimit-*,
 	// no concurrency_limited to learn from): polling across processes is issue 24 item 4's.
-	{ test: "learns from the service's concurrency 429s how many places the others hold: at most 3 requests a job, every row done", branch: 's7-poll' },
-	// test/n8n/retry.test.ts: s7-n8n: the node made a second job or waited without callbacks (issue 23 items 2-4)
-	{ test: "Retry On Fail: the node's second try in the same execution gets the first try's jobs", branch: 's7-n8n' },
-	{ test: "Reuse a Job Made From the Same Input: a new execution within the window gets the job already made", branch: 's7-n8n' },
-	{ test: "after a Poll timeout, waits for the jobs still rendering instead of making new ones", branch: 's7-n8n' },
-	{ test: "gets every job the failed run made, with the original and with the saved workflow: 0 new jobs", branch: 's7-n8n' },
-	{ test: "makes only the failed job again when asked (Retry Failed Jobs), and nothing more without it", branch: 's7-n8n' },
-	{ test: "polls for the jobs the failed run made (their callbacks go to that execution) and creates only the missing one", branch: 's7-n8n' },
-	{ test: "returns each row once its job has ended, marked as made by the earlier run", branch: 's7-n8n' },
-	// test/n8n/trigger.test.ts: s7-n8n: tests signed, retried callbacks (docs/api.md's decisions): pin service 'default', or confirm by lookup
-	{ test: "a replayed delivery (same webhook-id) starts nothing the second time", branch: 's7-n8n' },
-	{ test: "fires only for the chosen outcome", branch: 's7-n8n' },
-	{ test: "refuses a forged copy of an outcome already delivered as forged (401), not as a duplicate", branch: 's7-n8n' },
-	{ test: "starts the workflow for a signed callback, with the job and its video", branch: 's7-n8n' },
-	{ test: "the service's own duplicate deliveries start one execution", branch: 's7-n8n' },
-	// test/n8n/waitForCallback.test.ts: s7-n8n: the node made a second job or waited without callbacks (issue 23 items 2-4)
-	{ test: "a failed job resumes as an item with status failed, the reason and the job id", branch: 's7-n8n' },
-	{ test: "a batch of 10 (signed, secret: true) costs at most 1.1 requests a job; every callback answered at once, resumed once", branch: 's7-n8n' },
-	{ test: "parks with the resume URL as callbackUrl and resumes once every job has ended, with the videos", branch: 's7-n8n' },
-	{ test: "refuses a forged callback (bad signature) and stays parked; a late callback after the end gets 409", branch: 's7-n8n' },
-	// test/n8n/waitForCallbackChain.test.ts: s7-n8n: the node made a second job or waited without callbacks (issue 23 items 2-4)
-	{ test: "a callback delivered twice frees one place: no job is made twice and no create is sent twice", branch: 's7-n8n' },
-	{ test: "a restart in the middle: rows made before it are found again by their key, none made twice", branch: 's7-n8n' },
-	{ test: "a row that reads back differently (an expression on the time) is not made: its item says why", branch: 's7-n8n' },
-	{ test: "callbacks spread over two webhook processes: every row made once, one resume", branch: 's7-n8n' },
-	{ test: "every callback after the park: the rows are read back from the parked execution, each made once", branch: 's7-n8n' },
-	{ test: "parked while other work held a place, it takes that place too once it is free", branch: 's7-n8n' },
-	{ test: "parks after the plan’s places are taken, makes the rest from the callbacks: within 1.1× the plan’s limit at ≤ 1.1 requests a job", branch: 's7-n8n' },
-	{ test: "with Continue On Fail, a row that cannot be made is an error item in its place; the others are made", branch: 's7-n8n' },
-	// test/n8n/waitForCallbackQueue.test.ts: s7-n8n: the node made a second job or waited without callbacks (issue 23 items 2-4)
-	{ test: "resumes within 5 s (virtual) of the last job ending, one lookup at most for a job whose callback was refused", branch: 's7-n8n' },
+	{ test: "learns from the service's concurrency 429s how many places the others hold: at most 3 requests a job, every row done", branch: 'issue 24 item 4 (processes sharing a key learn only from bare 429s)' },
+	// test/n8n/waitForCallback.test.ts: these assume signed callbacks that are redelivered; on spec they must confirm by
+	// lookup, and a lost callback ends the item as 'unknown' at the bound rather than done (issue 23 item 3, still open)
+	{ test: "a failed job resumes as an item with status failed, the reason and the job id", branch: 'issue 23 item 3 / issue 24' },
+	{ test: "a batch of 10 (signed, secret: true) costs at most 1.1 requests a job; every callback answered at once, resumed once", branch: 'issue 23 item 3 / issue 24' },
+	{ test: "parks with the resume URL as callbackUrl and resumes once every job has ended, with the videos", branch: 'issue 23 item 3 / issue 24' },
+	{ test: "refuses a forged callback (bad signature) and stays parked; a late callback after the end gets 409", branch: 'issue 23 item 3 / issue 24' },
+	// test/n8n/waitForCallbackChain.test.ts: the same; and rows made from callbacks are found again by resending creates (issue 24)
+	{ test: "a callback delivered twice frees one place: no job is made twice and no create is sent twice", branch: 'issue 23 item 3 / issue 24' },
+	{ test: "a restart in the middle: rows made before it are found again by their key, none made twice", branch: 'issue 23 item 3 / issue 24' },
+	{ test: "a row that reads back differently (an expression on the time) is not made: its item says why", branch: 'issue 23 item 3 / issue 24' },
+	{ test: "callbacks spread over two webhook processes: every row made once, one resume", branch: 'issue 23 item 3 / issue 24' },
+	{ test: "every callback after the park: the rows are read back from the parked execution, each made once", branch: 'issue 23 item 3 / issue 24' },
+	{ test: "parked while other work held a place, it takes that place too once it is free", branch: 'issue 23 item 3 / issue 24' },
+	{ test: "parks after the plan’s places are taken, makes the rest from the callbacks: within 1.1× the plan’s limit at ≤ 1.1 requests a job", branch: 'issue 23 item 3 / issue 24' },
+	{ test: "with Continue On Fail, a row that cannot be made is an error item in its place; the others are made", branch: 'issue 23 item 3 / issue 24' },
+	// test/n8n/waitForCallbackQueue.test.ts: a refused callback is not delivered again on spec (issue 23 item 3, still open)
+	{ test: "resumes within 5 s (virtual) of the last job ending, one lookup at most for a job whose callback was refused", branch: 'issue 23 item 3 / issue 24' },
 ];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -16,7 +16,11 @@ let sandbox: Sandbox;
 let n8n: N8nTestInstance;
 
 beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: true });
+	// The trigger's tests read deliveries as the sandbox's default sends them (signed, retried, one
+	// for a failed job too: docs/api.md's callback decisions), so those switches are pinned; on
+	// `npm run test:spec` the rest of the strict reading (keys ignored, no rate headers, bare 429s)
+	// still applies. The trigger on unsigned deliveries is the lookup tests below.
+	sandbox = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: true, callbackSigning: 'signed', callbackDelivery: 'retried', failedJobCallbacks: true });
 	n8n = await N8nTestInstance.start({});
 });
 afterAll(async () => {
