@@ -127,7 +127,7 @@ const properties: INodeProperties[] = [
 		name: 'callbackTimeoutMinutes',
 		type: 'number',
 		default: 60,
-		description: 'The longest the execution waits for callbacks. It stops waiting sooner, 5 minutes after every job should have ended (at least 90 s a round of jobs), because a lost callback is never sent again. Then the workflow goes on with this node\'s input items, each with an omniVideo field naming its job, saying its outcome is unknown, and how to read it with Get Job; no further job is made',
+		description: 'The longest the execution waits for callbacks; it stops sooner, 5 minutes after every job should have ended (at least 90 s a round of jobs). Then each item goes on with an omniVideo field naming its job and saying its outcome is unknown: read it with Get Job.',
 		typeOptions: { minValue: 1 },
 		displayOptions: { show: { waitMode: ['callback'] } },
 	},
