@@ -13,15 +13,6 @@ const base = require('./jest.config.js');
  * Empty this list as they land; never add a test here to hide a regression.
  */
 const SPEC_AWAITING_FIXES = [
-	// activepieces/test/piece.test.ts: Activepieces: one checks X-RateLimit-Limit (a decision: pin 'default'); one needs the run's own record of its job (issue 23 item 2)
-	{ test: "the connection's validation proves the key with one request, and tells what is wrong", branch: 'Activepieces (issue 23 item 2 / s7-ap)' },
-	{ test: "the same input in another run is a new job; the same run and step always have the same idempotency key", branch: 'Activepieces (issue 23 item 2 / s7-ap)' },
-	// activepieces/test/trigger.test.ts: Activepieces branch: tests signed callbacks and failed-job callbacks (decisions): pin service 'default'
-	{ test: "a replay of a delivered outcome under a new webhook id, validly signed, does not start the flow again", branch: 'Activepieces (issue 23 item 2 / s7-ap)' },
-	{ test: "a signed callback starts the flow once, with no request; its replay does not start it again, after a restart neither", branch: 'Activepieces (issue 23 item 2 / s7-ap)' },
-	{ test: "a video too large for a file of the run still starts the flow, as a link with the reason", branch: 'Activepieces (issue 23 item 2 / s7-ap)' },
-	{ test: "fires for the chosen outcome only", branch: 'Activepieces (issue 23 item 2 / s7-ap)' },
-	{ test: "the service's own duplicates (same webhook id) arriving together start the flow once, signed or looked up", branch: 'Activepieces (issue 23 item 2 / s7-ap)' },
 	// test/core/sharedKey.test.ts: 18 refused creates on spec against a bound of 16 (no X-RateLimit-*,
 	// no concurrency_limited to learn from): polling across processes is issue 24 item 4's.
 	{ test: "learns from the service's concurrency 429s how many places the others hold: at most 3 requests a job, every row done", branch: 'issue 24 item 4 (processes sharing a key learn only from bare 429s)' },

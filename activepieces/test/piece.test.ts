@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Piece } from '@activepieces/pieces-framework';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { GENERATE_LIMITS, PLANS, TYPICAL_RENDER_SECONDS } from '../../core';
+import { MAX_PRUNED_PER_STEP, RECORD_HOUR_MS, RECORD_KEPT_MS } from '../src/run/stepRecords';
 import { EngineServer, installPiece, loadPiece, newFlowRun, runActionStep, type ActionStep, type FlowRun, type InstalledPiece } from './engine';
 
 /**
@@ -101,7 +102,21 @@ describe('the piece', () => {
 		expect(sandbox.journal.length).toBe(before + 1);
 		expect(await validate({ ...auth().props, apiKey: 'omni_wrong' })).toEqual({ valid: false, error: expect.stringMatching(/key/i) });
 		expect(await validate({ ...auth().props, baseUrl: `${sandbox.url}/omni` })).toEqual({ valid: false, error: expect.stringMatching(/without a path/) });
-		expect(await validate({ ...auth().props, plan: 'pro' })).toEqual({ valid: false, error: expect.stringMatching(/counts this key's requests as premium/) });
+		// The wrong plan is seen in X-RateLimit-Limit, docs/api.md's decision; the spec shows no such
+		// header, and then the plan cannot be checked: the key alone is proven.
+		for (const [service, verdict] of [
+			['default', { valid: false, error: expect.stringMatching(/counts this key's requests as premium/) }],
+			['spec', { valid: true }],
+		] as const) {
+			const reading = await startSandbox({ port: 0, service });
+			try {
+				const props = { apiKey: reading.keys.premium, baseUrl: reading.url, plan: 'pro' };
+				expect(await validate(props)).toEqual(verdict);
+				expect(await validate({ ...props, apiKey: 'omni_wrong' })).toEqual({ valid: false, error: expect.stringMatching(/key/i) });
+			} finally {
+				await reading.close();
+			}
+		}
 	});
 
 	it('a revoked key and an address where nothing answers are refused, each with what to do', async () => {
@@ -142,9 +157,18 @@ describe('Generate Video', () => {
 		expect(done.output).toEqual(expect.objectContaining({ jobId, status: 'done', waitedBy: 'callback', videoUrl: expect.stringMatching(/output\.mp4$/), videoFile: expect.any(String) }));
 		expect(server.files).toEqual([expect.objectContaining({ fileName: `omni-video-${jobId}.mp4`, stepName: 'generate' })]);
 		expect(server.files[0].data.subarray(4, 8).toString('latin1')).toBe('ftyp');
-		// The create and the resumed step's lookup; nothing while paused. The flow's store is left clean.
+		// The create and the resumed step's lookup; nothing while paused. The flow's store keeps the
+		// step's record of its job (for the step run again in this run) and the lists that prune it.
 		expect(sandbox.journal.slice(before).map((entry) => entry.path)).toEqual(['/api/v1/generate', `/api/v1/jobs/${jobId}`]);
-		expect(server.storeEntries.size).toBe(0);
+		const record = `flow_${run.flowId}/omni-video:${String((done.output as { idempotencyKey: string }).idempotencyKey)}`;
+		const hour = Math.floor(Date.now() / RECORD_HOUR_MS);
+		expect(new Map(server.storeEntries)).toEqual(
+			new Map<string, unknown>([
+				[record, expect.objectContaining({ jobId, waitpointId: 'wp_1', sentAtMs: expect.any(Number) })],
+				[`flow_${run.flowId}/omni-video:records:${hour}`, [record.slice(`flow_${run.flowId}/`.length)]],
+				[`flow_${run.flowId}/omni-video:records:hours`, [hour]],
+			]),
+		);
 	});
 
 	it("Retry on Failure runs the failed step again in the same run: the job it made is picked up, never a second one", async () => {
@@ -182,14 +206,59 @@ describe('Generate Video', () => {
 	it('the same input in another run is a new job; the same run and step always have the same idempotency key', async () => {
 		const props = { prompt: 'A kite over dunes', ...fast, wait: 'none' };
 		const [a, b] = [newFlowRun(), newFlowRun()];
-		const first = await step('generate_video', props, { run: a });
-		const again = await step('generate_video', props, { run: a });
-		const other = await step('generate_video', props, { run: b });
+		// One instance (one flow's store) runs them all, as the same run's steps always are.
+		const server = unreachableInstance();
+		const first = await step('generate_video', props, { run: a, server });
+		const again = await step('generate_video', props, { run: a, server });
+		const other = await step('generate_video', props, { run: b, server });
 		expect(again.idempotencyKey).toBe(first.idempotencyKey);
 		expect(again.jobId).toBe(first.jobId);
 		expect(other.jobId).not.toBe(first.jobId);
 		expect(first).toEqual(expect.objectContaining({ status: 'queued' }));
 		expect(first.waitedBy).toBeUndefined();
+	});
+
+	it('a step that succeeded, run again in the same run (the run begun again with its id), gets its job from the flow\'s store: no second create on any reading', async () => {
+		const server = unreachableInstance();
+		const run = newFlowRun();
+		const props = { prompt: 'A heron in reeds', ...fast, wait: 'poll' };
+		const first = await step('generate_video', props, { server, run, stepName: 'generate' });
+		expect(first).toEqual(expect.objectContaining({ status: 'done' }));
+		const before = sandbox.journal.length;
+		run.steps.delete('generate');
+		const again = await step('generate_video', props, { server, run, stepName: 'generate' });
+		expect(again).toEqual(expect.objectContaining({ jobId: first.jobId, status: 'done', idempotencyKey: first.idempotencyKey }));
+		// One lookup of the job the store names; no create (on --service spec the key would not have saved it).
+		expect(sandbox.journal.slice(before).map((entry) => entry.path)).toEqual([`/api/v1/jobs/${String(first.jobId)}`]);
+	});
+
+	it("records older than a day are deleted, at most 50 by a step, so the flow's store holds about a day of them", async () => {
+		const server = unreachableInstance();
+		const run = newFlowRun('flow_pruned');
+		const flowKey = (name: string) => `flow_${run.flowId}/${name}`;
+		const pastHour = Math.floor((Date.now() - RECORD_KEPT_MS) / RECORD_HOUR_MS) - 2;
+		const recentHour = Math.floor(Date.now() / RECORD_HOUR_MS) - 20;
+		const old = Array.from({ length: MAX_PRUNED_PER_STEP + 10 }, (_, index) => `omni-video:idem_old_${index}`);
+		for (const key of old) server.storeEntries.set(flowKey(key), { jobId: 'job_old', sentAtMs: pastHour * RECORD_HOUR_MS });
+		server.storeEntries.set(flowKey('omni-video:idem_recent'), { jobId: 'job_recent', sentAtMs: recentHour * RECORD_HOUR_MS });
+		server.storeEntries.set(flowKey(`omni-video:records:${pastHour}`), old);
+		server.storeEntries.set(flowKey(`omni-video:records:${recentHour}`), ['omni-video:idem_recent']);
+		server.storeEntries.set(flowKey('omni-video:records:hours'), [pastHour, recentHour]);
+		const props = { prompt: 'A slow tide', ...fast, wait: 'none' };
+
+		await step('generate_video', props, { server, run, stepName: 'step_1' });
+		const left = old.filter((key) => server.storeEntries.has(flowKey(key)));
+		expect(left).toEqual(old.slice(MAX_PRUNED_PER_STEP));
+		expect(server.storeEntries.get(flowKey(`omni-video:records:${pastHour}`))).toEqual(left);
+
+		await step('generate_video', props, { server, run, stepName: 'step_2' });
+		const hour = Math.floor(Date.now() / RECORD_HOUR_MS);
+		expect(old.filter((key) => server.storeEntries.has(flowKey(key)))).toEqual([]);
+		expect(server.storeEntries.has(flowKey(`omni-video:records:${pastHour}`))).toBe(false);
+		// A record within its day stays, and so do the two new ones.
+		expect(server.storeEntries.get(flowKey('omni-video:idem_recent'))).toEqual(expect.objectContaining({ jobId: 'job_recent' }));
+		expect(server.storeEntries.get(flowKey('omni-video:records:hours'))).toEqual([recentHour, hour]);
+		expect(server.storeEntries.get(flowKey(`omni-video:records:${hour}`))).toHaveLength(2);
 	});
 
 	it('polls when this instance cannot be called back over https:// (plain http, as behind NAT): no waitpoint, no callback URL', async () => {

@@ -14,14 +14,23 @@ import { EngineServer, installPiece, loadPiece, runTriggerHook, type InstalledPi
 jest.setTimeout(120_000);
 
 let sandbox: Sandbox;
+/**
+ * The service on docs/api.md's decisions whatever the reading under test (OMNI_SANDBOX_SERVICE):
+ * signed callbacks, retried deliveries, callbacks for failed jobs. Tests of those decisions use
+ * it; the rest use `sandbox`, on the reading under test (on the spec's: unsigned callbacks sent
+ * once, none for a failed job, each confirmed by lookup).
+ */
+let decided: Sandbox;
 let installed: InstalledPiece;
 
 beforeAll(async () => {
 	sandbox = await startSandbox({ port: 0, speed: 40, insecureCallbacks: true });
+	decided = await startSandbox({ port: 0, speed: 40, insecureCallbacks: true, service: 'default' });
 	installed = installPiece();
 });
 afterAll(async () => {
 	await sandbox.close();
+	await decided.close();
 });
 
 /** A flow with a Job Completed trigger, enabled: its id, and the server that keeps its store. */
@@ -31,14 +40,26 @@ interface Flow {
 }
 let flows = 0;
 
-const input = (options: { secret?: boolean; outcome?: string; includeVideoFile?: boolean }) => ({
-	auth: { type: 'CUSTOM_AUTH', props: { apiKey: sandbox.keys.premium, baseUrl: sandbox.url, plan: 'premium', webhookSecret: options.secret ? sandbox.webhookSecret : undefined } },
+/** `on`: the service the flow's connection points at (`sandbox` unless told). */
+interface Options {
+	secret?: boolean;
+	outcome?: string;
+	includeVideoFile?: boolean;
+	on?: Sandbox;
+}
+
+const input = (options: Options) => ({
+	auth: { type: 'CUSTOM_AUTH', props: connection(options.on ?? sandbox, options.secret) },
 	outcome: options.outcome,
 	includeVideoFile: options.includeVideoFile,
 });
 
+function connection(service: Sandbox, secret?: boolean) {
+	return { apiKey: service.keys.premium, baseUrl: service.url, plan: 'premium', webhookSecret: secret ? service.webhookSecret : undefined };
+}
+
 /** Enabling is the same for every flow (nothing to register): its own engine process is shown once, below. */
-async function enabledFlow(options: { secret?: boolean; outcome?: string } = {}): Promise<Flow> {
+async function enabledFlow(options: Options = {}): Promise<Flow> {
 	const flow = { id: `flow_${++flows}`, server: new EngineServer() };
 	await runTriggerHook(loadPiece(installed), flow.server, { triggerName: 'job_completed', hook: 'ON_ENABLE', flowId: flow.id, input: input(options) });
 	return flow;
@@ -48,7 +69,7 @@ async function enabledFlow(options: { secret?: boolean; outcome?: string } = {})
 const payloadOf = (delivery: ReceivedCallback) => ({ method: 'POST', headers: delivery.headers, body: JSON.parse(delivery.body) as unknown, rawBody: delivery.body, queryParams: {} });
 
 /** One delivery to the flow's webhook: the trigger's run (in an engine process of its own), whose items each start a run of the flow. */
-async function fire(delivery: ReceivedCallback, options: { secret?: boolean; flow?: Flow; outcome?: string; includeVideoFile?: boolean } = {}) {
+async function fire(delivery: ReceivedCallback, options: Options & { flow?: Flow } = {}) {
 	const flow = options.flow ?? (await enabledFlow(options));
 	return (await runTriggerHook(installed, flow.server, { triggerName: 'job_completed', hook: 'RUN', flowId: flow.id, input: input(options), payload: payloadOf(delivery) })) as Array<Record<string, unknown>>;
 }
@@ -74,19 +95,23 @@ it('is enabled and disabled with nothing to register, and its test in the builde
 });
 
 it('a signed callback starts the flow once, with no request; its replay does not start it again, after a restart neither', async () => {
-	const delivery = await deliveryOf(sandbox, 'A sunrise over hills');
-	const flow = await enabledFlow();
-	const before = sandbox.journal.length;
-	expect(await fire(delivery, { secret: true, flow })).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'signature', videoUrl: expect.stringMatching(/output\.mp4$/) })]);
-	expect(sandbox.journal.length).toBe(before);
-	expect(await fire(delivery, { secret: true, flow })).toEqual([]);
-	expect(await fire(delivery, { secret: true, flow })).toEqual([]);
+	// Signed callbacks are docs/api.md's decision: on the spec's reading, see the lookup test below.
+	const on = decided;
+	const delivery = await deliveryOf(on, 'A sunrise over hills');
+	const flow = await enabledFlow({ on });
+	const before = on.journal.length;
+	expect(await fire(delivery, { secret: true, flow, on })).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'signature', videoUrl: expect.stringMatching(/output\.mp4$/) })]);
+	expect(on.journal.length).toBe(before);
+	expect(await fire(delivery, { secret: true, flow, on })).toEqual([]);
+	expect(await fire(delivery, { secret: true, flow, on })).toEqual([]);
 });
 
 it('a forged signature starts nothing', async () => {
-	const delivery = await deliveryOf(sandbox, 'A quiet harbour');
+	// A signed callback altered (docs/api.md's signing): on the spec's reading a callback has no signature to forge.
+	const delivery = await deliveryOf(decided, 'A quiet harbour');
+	expect(delivery.headers['webhook-signature']).toEqual(expect.any(String));
 	const forged = { ...delivery, body: delivery.body.replace('"done"', '"failed"') };
-	expect(await fire(forged, { secret: true })).toEqual([]);
+	expect(await fire(forged, { secret: true, on: decided })).toEqual([]);
 });
 
 it('without a secret, the job is confirmed by lookup; a made-up job starts nothing', async () => {
@@ -99,42 +124,60 @@ it('without a secret, the job is confirmed by lookup; a made-up job starts nothi
 });
 
 it('fires for the chosen outcome only', async () => {
-	const delivery = await deliveryOf(sandbox, 'Rain on glass [sandbox:job-fails-content-policy]');
-	expect(await fire(delivery, { secret: true, outcome: 'done' })).toEqual([]);
-	expect(await fire(delivery, { secret: true, outcome: 'failed' })).toEqual([expect.objectContaining({ status: 'failed', errorCode: 'content_policy' })]);
+	// A failed job's callback is docs/api.md's decision (the spec shows callbacks for done jobs only).
+	const failed = await deliveryOf(decided, 'Rain on glass [sandbox:job-fails-content-policy]');
+	expect(await fire(failed, { secret: true, outcome: 'done', on: decided })).toEqual([]);
+	expect(await fire(failed, { secret: true, outcome: 'failed', on: decided })).toEqual([expect.objectContaining({ status: 'failed', errorCode: 'content_policy' })]);
+	// A done job's callback on the reading under test, confirmed by lookup.
+	const done = await deliveryOf(sandbox, 'Sun on glass');
+	expect(await fire(done, { outcome: 'failed' })).toEqual([]);
+	expect(await fire(done, { outcome: 'done' })).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'lookup' })]);
 });
 
-it('a video too large for a file of the run still starts the flow, as a link with the reason', async () => {
-	const delivery = await deliveryOf(sandbox, 'A long pan [sandbox:large-output]');
-	const [started] = await fire(delivery, { secret: true, includeVideoFile: true });
-	expect(started).toEqual(expect.objectContaining({ status: 'done', videoUrl: expect.stringMatching(/output\.mp4$/), videoFileSkipped: expect.stringMatching(/over the 10 MB/) }));
-	expect(started.videoFile).toBeUndefined();
+it('a video too large for a file of the run still starts the flow, as a link with the reason (signed, or looked up on the reading under test)', async () => {
+	for (const [on, secret] of [
+		[decided, true],
+		[sandbox, false],
+	] as const) {
+		const delivery = await deliveryOf(on, 'A long pan [sandbox:large-output]');
+		const started = await fire(delivery, { secret, includeVideoFile: true, on });
+		expect(started).toEqual([expect.objectContaining({ status: 'done', confirmedBy: secret ? 'signature' : 'lookup', videoUrl: expect.stringMatching(/output\.mp4$/), videoFileSkipped: expect.stringMatching(/over the 10 MB/) })]);
+		expect(started[0].videoFile).toBeUndefined();
+	}
 });
 
 /** Copies handed to one flow's trigger at the same moment: every item is a run of the flow. */
-async function firedTogether(copies: ReceivedCallback[], options: { secret?: boolean }) {
-	const flow = await enabledFlow();
+async function firedTogether(copies: ReceivedCallback[], options: Options) {
+	const flow = await enabledFlow(options);
 	return (await Promise.all(copies.map((copy) => fire(copy, { ...options, flow })))).flat();
 }
 
 it("the service's own duplicates (same webhook id) arriving together start the flow once, signed or looked up", async () => {
-	const copies = await deliveriesOf(sandbox, 'Sent twice [sandbox:callback-duplicate]', 2);
-	expect(copies[0].headers['webhook-id']).toBe(copies[1].headers['webhook-id']);
-	expect(await firedTogether(copies, { secret: true })).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'signature' })]);
+	// Signed copies with one webhook id: docs/api.md's decision.
+	const signed = await deliveriesOf(decided, 'Sent twice [sandbox:callback-duplicate]', 2);
+	expect(signed[0].headers['webhook-id']).toEqual(expect.any(String));
+	expect(signed[0].headers['webhook-id']).toBe(signed[1].headers['webhook-id']);
+	expect(await firedTogether(signed, { secret: true, on: decided })).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'signature' })]);
+	expect(await firedTogether(signed, { on: decided })).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'lookup' })]);
+	// Two copies on the reading under test (unsigned on the spec's), each confirmed by lookup.
+	const copies = await deliveriesOf(sandbox, 'Sent twice again [sandbox:callback-duplicate]', 2);
+	expect(copies[1].body).toBe(copies[0].body);
 	expect(await firedTogether(copies, {})).toEqual([expect.objectContaining({ status: 'done', confirmedBy: 'lookup' })]);
 });
 
 it('a replay of a delivered outcome under a new webhook id, validly signed, does not start the flow again', async () => {
-	const delivery = await deliveryOf(sandbox, 'Sent again with a new id');
-	const flow = await enabledFlow();
-	expect(await fire(delivery, { secret: true, flow })).toHaveLength(1);
+	// Signed callbacks: docs/api.md's decision.
+	const on = decided;
+	const delivery = await deliveryOf(on, 'Sent again with a new id');
+	const flow = await enabledFlow({ on });
+	expect(await fire(delivery, { secret: true, flow, on })).toHaveLength(1);
 	const timestamp = Math.floor(Date.now() / 1000);
 	const resigned = (id: string) => ({
 		...delivery,
-		headers: { ...delivery.headers, 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': standardWebhookSignature(sandbox.webhookSecret, id, timestamp, delivery.body) },
+		headers: { ...delivery.headers, 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': standardWebhookSignature(on.webhookSecret, id, timestamp, delivery.body) },
 	});
-	expect(await fire(resigned('msg_replayed'), { secret: true, flow })).toEqual([]);
-	expect(await fire(resigned('msg_replayed_later'), { secret: true, flow })).toEqual([]);
+	expect(await fire(resigned('msg_replayed'), { secret: true, flow, on })).toEqual([]);
+	expect(await fire(resigned('msg_replayed_later'), { secret: true, flow, on })).toEqual([]);
 });
 
 /** The delivery as the service signed it `ageSeconds` ago, whether or not the signature is right. */
@@ -162,13 +205,17 @@ it('a stale callback signed with another secret is still refused, with no lookup
 });
 
 it('copies of one callback run by different engine processes at the same moment start the flow once (the flow store claim), signed or looked up', async () => {
-	for (const secret of [true, false]) {
-		const delivery = await deliveryOf(sandbox, `Two processes, one start (${secret ? 'signed' : 'looked up'})`);
-		const flow = await enabledFlow({ secret });
+	// Signed copies on docs/api.md's decision; looked-up copies on the reading under test.
+	for (const [on, secret] of [
+		[decided, true],
+		[sandbox, false],
+	] as const) {
+		const delivery = await deliveryOf(on, `Two processes, one start (${secret ? 'signed' : 'looked up'})`);
+		const flow = await enabledFlow({ secret, on });
 		// The three processes read whether the outcome was seen at the same moment.
 		flow.server.gatherStoreReads('omni-video:outcome:', 3);
-		const started = (await Promise.all([fire(delivery, { secret, flow }), fire(delivery, { secret, flow }), fire(delivery, { secret, flow })])).flat();
-		expect(started).toEqual([expect.objectContaining({ status: 'done' })]);
+		const started = (await Promise.all([fire(delivery, { secret, flow, on }), fire(delivery, { secret, flow, on }), fire(delivery, { secret, flow, on })])).flat();
+		expect(started).toEqual([expect.objectContaining({ status: 'done', confirmedBy: secret ? 'signature' : 'lookup' })]);
 		expect([...flow.server.storeEntries.keys()].filter((key) => key.includes('omni-video:claim:'))).toEqual([]);
 	}
 });

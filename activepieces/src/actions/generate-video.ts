@@ -26,6 +26,7 @@ import { connectionOf, inStepTerms, omniVideoClient } from '../host';
 import { includeVideoFileProp, jobOutput, type JobOutput } from '../job';
 
 import { flowTimeoutMs, runStartedAtMs, DEFAULT_FLOW_TIMEOUT_SECONDS } from '../run/runLimits';
+import { listRecord } from '../run/stepRecords';
 
 /** Activepieces stops a run after 600 s of activity (its cloud, and self-hosted instances by default). */
 const RUN_CAP_MS = DEFAULT_FLOW_TIMEOUT_SECONDS * 1000;
@@ -65,6 +66,7 @@ function isToolCall(ctx: { flows: { current: { id: string } }; run: { id: string
  * the step must send the same body (the same callback URL) or none at all, and the resumed step
  * must know its job. `sentAtMs` is set before the create goes out and `jobId` once it is known:
  * a record with the one and not the other is a create whose outcome is unknown, never sent again.
+ * It stays after the step's output is made, for as long as the key lasts (run/stepRecords.ts).
  */
 interface Attempt {
 	callbackUrl?: string;
@@ -185,16 +187,13 @@ function outcomeUnknownError(idempotencyKey: string, sentAtMs: number, cause?: u
 
 /**
  * A failed job fails the step with its reason and id; a done one is the step's output. The
- * store's record goes only once the output is made (the video downloaded and written as a file
- * of the run, which can fail): until then a retry of the step finds its job there. A failed
- * job's record stays: running the step again in this run names the same job and reason, and
- * never pays for another.
+ * store's record of the job stays (see run/stepRecords.ts, pruned after a day): the step run
+ * again in this run, however the run comes to run it, gets the same job, and never pays for
+ * another.
  */
-async function finished(ctx: Context, job: JobRecord, extra: Record<string, unknown>, storeKey: string | undefined): Promise<JobOutput> {
+async function finished(ctx: Context, job: JobRecord, extra: Record<string, unknown>): Promise<JobOutput> {
 	if (job.status === 'failed') throw jobFailedError(job);
-	const output = await jobOutput(job, { files: ctx.propsValue.includeVideoFile ? ctx.files : undefined, extra });
-	if (storeKey) await ctx.store.delete(storeKey);
-	return output;
+	return jobOutput(job, { files: ctx.propsValue.includeVideoFile ? ctx.files : undefined, extra });
 }
 
 async function poll(client: OmniVideoClient, job: JobRecord, ctx: Context, expectedMs?: number): Promise<JobRecord> {
@@ -233,7 +232,7 @@ async function generate(ctx: Context, testing: boolean): Promise<JobOutput> {
 		if (!jobId) throw new Error('This step resumed without the job it created (its record in the flow\'s store is gone). Look the job up with Get Job, or run the flow again.');
 		// Resumed by the job's callback, or by the waitpoint's own time when no callback came.
 		const job = await poll(client, await client.getJob(jobId), ctx, 0);
-		return finished(ctx, job, { idempotencyKey, waitedBy: 'callback' }, storeKey);
+		return finished(ctx, job, { idempotencyKey, waitedBy: 'callback' });
 	}
 
 	let attempt = (await ctx.store.get<Attempt>(storeKey)) ?? undefined;
@@ -242,8 +241,8 @@ async function generate(ctx: Context, testing: boolean): Promise<JobOutput> {
 		// A retry of the step after its job was made: pick the job up (it may have ended
 		// meanwhile) and poll; its pause, if it had one, is over.
 		const job = await client.getJob(attempt.jobId);
-		if (wait === 'none') return finished(ctx, job, extra, storeKey);
-		return finished(ctx, await poll(client, job, ctx, expectedMs), { ...extra, waitedBy: 'polling', ...skipped(attempt) }, storeKey);
+		if (wait === 'none') return finished(ctx, job, extra);
+		return finished(ctx, await poll(client, job, ctx, expectedMs), { ...extra, waitedBy: 'polling', ...skipped(attempt) });
 	}
 	if (attempt?.sentAtMs !== undefined) throw outcomeUnknownError(idempotencyKey, attempt.sentAtMs);
 	if (!attempt) {
@@ -251,6 +250,7 @@ async function generate(ctx: Context, testing: boolean): Promise<JobOutput> {
 		const resumeAt = new Date(Date.now() + expectedEndMs + lookAfterMs(expectedEndMs));
 		const waitpoint = wait === 'callback' && !testing ? await callbackWaitpoint(ctx, allowInsecureLoopbackCallback, resumeAt) : undefined;
 		attempt = waitpoint ? { callbackUrl: waitpoint.resumeUrl, waitpointId: waitpoint.id } : { callbackUrl: input.callbackUrl };
+		await listRecord(ctx.store, storeKey, Date.now());
 	}
 	let created: Awaited<ReturnType<OmniVideoClient['generateVideo']>>;
 	try {
@@ -262,13 +262,13 @@ async function generate(ctx: Context, testing: boolean): Promise<JobOutput> {
 		created = await create(ctx, client, storeKey, attempt, input, { idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: true });
 	}
 	const { job } = created;
-	if (wait === 'none') return finished(ctx, job, extra, storeKey);
+	if (wait === 'none') return finished(ctx, job, extra);
 	// Never pause for a job that has already ended: its callback has been sent already.
 	if (attempt.waitpointId && !isTerminal(job)) {
 		ctx.run.waitForWaitpoint(attempt.waitpointId);
 		return jobOutput(job, { extra: { ...extra, waitedBy: 'callback' } });
 	}
-	return finished(ctx, await poll(client, job, ctx, created.expectedMs), { ...extra, waitedBy: 'polling', ...skipped(attempt) }, storeKey);
+	return finished(ctx, await poll(client, job, ctx, created.expectedMs), { ...extra, waitedBy: 'polling', ...skipped(attempt) });
 }
 
 function skipped(attempt: Attempt): Record<string, unknown> {
@@ -314,9 +314,9 @@ async function toolCall(ctx: Context, client: OmniVideoClient, input: GenerateVi
 	const expectedMs = Number(ctx.propsValue.expectedSeconds) > 0 ? Number(ctx.propsValue.expectedSeconds) * 1000 : undefined;
 	const created = await client.generateVideo(input, { idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: wait !== 'none' });
 	const extra = { mode: generationMode(validateGenerateInput(input, { allowInsecureLoopbackCallback })), idempotencyKey };
-	if (wait === 'none') return finished(ctx, created.job, extra, undefined);
+	if (wait === 'none') return finished(ctx, created.job, extra);
 	const job = isTerminal(created.job) ? created.job : await client.waitForJob(created.job.id, { timeoutMs: pollTimeoutMs(ctx.propsValue.timeoutSeconds), expectedMs: created.expectedMs });
-	return finished(ctx, job, { ...extra, waitedBy: 'polling' }, undefined);
+	return finished(ctx, job, { ...extra, waitedBy: 'polling' });
 }
 
 export const generateVideo = createAction({
