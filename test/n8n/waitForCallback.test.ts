@@ -1,10 +1,10 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, never shipped */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IRun } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { PLANS } from '../../core/types';
-import { N8nTestInstance, type Execution } from '../support/n8n/instance';
+import { N8nTestInstance } from '../support/n8n/instance';
+import { finishedWithin } from '../support/n8n/finishedWithin';
 import { binaryBytes, workflowOf } from '../support/n8n/engine';
 import { callbackGenerateNode, itemsOf, outputOf, spedUpPlan } from '../support/n8n/workflows';
 
@@ -32,17 +32,6 @@ function useCredential(secret: string | undefined): void {
 	};
 }
 
-async function finishedWithin(execution: Execution, ms = 20_000): Promise<IRun> {
-	let timer: NodeJS.Timeout | undefined;
-	const timeout = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`execution ${execution.id} still ${execution.status} after ${ms} ms`)), ms);
-	});
-	try {
-		return await Promise.race([execution.finished, timeout]);
-	} finally {
-		clearTimeout(timer);
-	}
-}
 
 describe('Wait for Callback: park, then resume through webhook()', () => {
 	it('parks with the resume URL as callbackUrl and resumes once every job has ended, with the videos', async () => {

@@ -1,10 +1,10 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
-import type { IRun } from 'n8n-workflow';
 import type { Sandbox } from '../../sandbox';
 import { expectedRenderSeconds } from '../../core/pacing/estimate';
 import { physicalLimit } from '../../bench/measure';
 import { startTwoPlaces, TWO_AT_ONCE, TWO_PLACES_SPEED } from '../support/n8n/twoPlaces';
-import type { N8nTestInstance, Execution } from '../support/n8n/instance';
+import type { N8nTestInstance } from '../support/n8n/instance';
+import { finishedWithin } from '../support/n8n/finishedWithin';
 import { workflowOf } from '../support/n8n/engine';
 import { callbackGenerateNode, itemsOf, outputOf } from '../support/n8n/workflows';
 
@@ -29,17 +29,6 @@ afterAll(async () => {
 
 const node = () => callbackGenerateNode({ options: { expectedRenderSeconds: expectedRenderSeconds('720P', 4) / SPEED } });
 
-async function finishedWithin(execution: Execution, realMs: number): Promise<IRun> {
-	let timer: NodeJS.Timeout | undefined;
-	const timeout = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`execution ${execution.id} still ${execution.status} after ${realMs} ms`)), realMs);
-	});
-	try {
-		return await Promise.race([execution.finished, timeout]);
-	} finally {
-		clearTimeout(timer);
-	}
-}
 
 /** The sandbox's jobs and API requests since `since` (an index into its journal). */
 function batchFigures(journalFrom: number, prompts: string[]) {

@@ -1,8 +1,7 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
-import type { IRun } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { PLANS } from '../../core/types';
-import { N8nTestInstance, type Execution } from '../support/n8n/instance';
+import { N8nTestInstance } from '../support/n8n/instance';
+import { finishedWithin } from '../support/n8n/finishedWithin';
 import { workflowOf } from '../support/n8n/engine';
 import { callbackGenerateNode, itemsOf, outputOf, spedUpPlan } from '../support/n8n/workflows';
 import { readingOfThisRun, serviceFront, type ServiceFront } from '../support/serviceReading';
@@ -33,17 +32,6 @@ function useCredential(secret: string | undefined): void {
 	n8n.credentials.omniVideoApi = { apiKey: sandbox.keys.premium, baseUrl: front.url, ...spedUpPlan(PLANS.premium, SPEED), webhookSecret: signs ? (secret ?? '') : '' };
 }
 
-async function finishedWithin(execution: Execution, ms = 20_000): Promise<IRun> {
-	let timer: NodeJS.Timeout | undefined;
-	const timeout = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`execution ${execution.id} still ${execution.status} after ${ms} ms`)), ms);
-	});
-	try {
-		return await Promise.race([execution.finished, timeout]);
-	} finally {
-		clearTimeout(timer);
-	}
-}
 
 function jobsMade(): number {
 	return sandbox.jobs.all.size;
