@@ -63,6 +63,12 @@ export class HeldPlaces {
 		return jobs.length > 0 ? jobs.reduce((sum, place) => sum + place.expectedMs, 0) / jobs.length : undefined;
 	}
 
+	/** When the first job held is expected to end, if any is held. */
+	firstExpectedEndAt(): number | undefined {
+		const ends = [...this.places].filter((place) => place.jobId !== undefined).map((place) => place.expectedDoneAtMs);
+		return ends.length > 0 ? Math.min(...ends) : undefined;
+	}
+
 	watching(jobId: string): void {
 		for (const place of this.places) if (place.jobId === jobId) place.watched = true;
 	}
