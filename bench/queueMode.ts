@@ -24,7 +24,7 @@ const SERVICES: ServiceProfileName[] = ['default', 'spec'];
  * Batches (render-time seeds) per layout; the table shows their means. One batch's wall moves by
  * ±10 % between the layouts with the order in which ends and looks meet, far more than the margin.
  */
-export const QUEUE_BATCHES = 12;
+export const QUEUE_BATCHES = 24;
 /** The two processes against the one: at most this much more, on wall ÷ limit and on requests a job. */
 export const QUEUE_MARGIN = 0.03;
 
