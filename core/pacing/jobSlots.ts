@@ -1,7 +1,7 @@
 import type { AbortSignalLike, Clock, Sleep } from '../http/transport';
 import { sleepUnlessCancelled, throwIfAborted } from '../http/cancellation';
 import { notInTime } from './requestWindows';
-import { HeldPlaces, type JobSlot } from './heldPlaces';
+import { HeldPlaces, RESERVATION_LAPSE_MS, type JobSlot } from './heldPlaces';
 import { OthersPlaces } from './othersPlaces';
 import { lookUpOverdue } from './overdueLookups';
 
@@ -43,8 +43,11 @@ export class JobSlots {
 	private queue: Promise<unknown> = Promise.resolve();
 	/** Wakes the caller waiting for a place as soon as a job ends, instead of at its next look. */
 	private wakeWaiter: (() => void) | undefined;
-	/** A create in flight reaches past the places known to be ours (see OthersPlaces.probing). */
-	private probeInFlight = false;
+	/**
+	 * Until when a create in flight reaches past the places known to be ours (see
+	 * OthersPlaces.probing): its answer, or at the latest the hour its reservation lapses after.
+	 */
+	private probeUntilMs = 0;
 
 	constructor(
 		private limit: number,
@@ -112,8 +115,8 @@ export class JobSlots {
 
 	/**
 	 * The service refused a create for concurrency, the first of the account's jobs ending in
-	 * `retryAfterMs` (when `firstEndTold`: the service said so with Retry-After): no create before then, and the places this process does not hold are the
-	 * others' (see OthersPlaces.concurrencyRefused).
+	 * `retryAfterMs` (when `firstEndTold`: the service said so with Retry-After): no create before
+	 * then, and the places this process does not hold are the others' (see OthersPlaces.concurrencyRefused).
 	 */
 	concurrencyRefused(retryAfterMs: number, firstEndTold = true): void {
 		this.pause(retryAfterMs);
@@ -156,9 +159,9 @@ export class JobSlots {
 	private reserve(now: number): JobSlot {
 		const slot = this.held.reserve(now);
 		if (!this.others.probing(this.held.size - 1)) return slot;
-		this.probeInFlight = true;
+		this.probeUntilMs = now + RESERVATION_LAPSE_MS;
 		const answered = () => {
-			this.probeInFlight = false;
+			this.probeUntilMs = 0;
 			this.wakeWaiter?.();
 		};
 		return {
@@ -176,7 +179,7 @@ export class JobSlots {
 	/** When a place is expected to be free: now, or when the first running job should end. */
 	private freeAt(now: number): number {
 		// A probe's answer comes within a request's time: the next one waits for it.
-		if (this.probeInFlight && this.others.probing(this.held.size)) return Math.max(now + 1, this.blockedUntilMs);
+		if (this.probeUntilMs > now && this.others.probing(this.held.size)) return Math.max(now + 1, this.blockedUntilMs);
 		const at = Math.max(now, this.blockedUntilMs);
 		if (this.held.size + this.others.count < this.limit) return at;
 		let firstEnd = this.others.firstFreeAt();
