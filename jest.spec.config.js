@@ -13,9 +13,6 @@ const base = require('./jest.config.js');
  * Empty this list as they land; never add a test here to hide a regression.
  */
 const SPEC_AWAITING_FIXES = [
-	// test/core/sharedKey.test.ts: 18 refused creates on spec against a bound of 16 (no X-RateLimit-*,
-	// no concurrency_limited to learn from): polling across processes is issue 24 item 4's.
-	{ test: "learns from the service's concurrency 429s how many places the others hold: at most 3 requests a job, every row done", branch: 'issue 24 item 4 (processes sharing a key learn only from bare 429s)' },
 	// test/n8n/waitForCallback.test.ts: these assume signed callbacks that are redelivered; on spec they must confirm by
 	// lookup, and a lost callback ends the item as 'unknown' at the bound rather than done (issue 23 item 3, still open)
 	{ test: "a failed job resumes as an item with status failed, the reason and the job id", branch: 'issue 23 item 3 / issue 24' },

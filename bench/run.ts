@@ -28,7 +28,7 @@ import { ORACLE_MARGIN, learningPoints, learningRuns, oracleComparisons } from '
 import { DEFAULT_LOOK_COST_SHARE } from '../core/pacing/pollSchedule';
 import { tradeoffChart } from './tradeoffChart';
 import { layoutName, layoutRows, layoutRuns, type LayoutEntry } from './layout';
-import { QUEUE_MARGIN, queueModeRows, queueModeRuns } from './queueMode';
+import { QUEUE_BATCHES, QUEUE_MARGIN, queueModeRows, queueModeRuns, type QueueResult } from './queueMode';
 
 const OPTIONS: SideBySideOptions = { rows: 50, speed: 50, renderTimes: { seed: 10, spread: 0.25 }, reportProgress: false };
 /** Every side-by-side and curve run is made once per distribution, with the same seed. */
@@ -83,7 +83,7 @@ interface Measured {
 	/** (d) over several webhook processes (bench/layout.ts). */
 	layout?: LayoutEntry[];
 	/** Poll batches over workers (bench/queueMode.ts). */
-	queueMode?: BatchResult[];
+	queueMode?: QueueResult[];
 	memory: MemoryResult[];
 	cpu: CpuResult[];
 }
@@ -347,11 +347,17 @@ ${layoutRows(input.layout ?? []).join('\n')}
 Three executions of 15 rows (45 jobs), each polling its rows at once through core, on Pro: on one
 process, and over two processes sharing the key (executions 1 and 3 on the first, 2 on the second:
 n8n queue mode with two workers), each process with a limiter and a calibration of its own, knowing
-of the other only what the service's answers say. Same sandbox, seed and options as above. Target:
-the two processes within ${QUEUE_MARGIN * 100} % of the one on wall ÷ limit and requests a job, no 429 reaching a row.
+of the other only what the service's answers say. On **virtual time**, each figure the mean of
+${QUEUE_BATCHES} batches (render-time seeds ${OPTIONS.renderTimes.seed}–${OPTIONS.renderTimes.seed + QUEUE_BATCHES - 1}; one batch's wall moves by ±10 % between the
+layouts with the order in which ends and looks meet), on docs/api.md's reading (\`default\`) and on
+the spec's strictest (\`spec\`: no X-RateLimit-*, 429s without Retry-After that do not say which limit).
+Target: the two processes within ${QUEUE_MARGIN * 100} % of the one on wall ÷ limit and requests a job, no 429
+reaching a row. *Refused creates*: 429s on creates before the batch's first job ended (the processes
+finding each other) and after (a process reaching for a place the other took or kept); *early
+lookups*: lookups that found their job still running.
 
-| Plan | Render times | Layout | Wall ÷ limit | Requests / job | 429s received / surfaced | Duplicate jobs | Against one process |
-|---|---|---|---|---|---|---|---|
+| Reading | Render times | Layout | Wall ÷ limit | Requests / job | 429s received / surfaced | Refused creates, start / later | Early lookups | Duplicate jobs | Against one process |
+|---|---|---|---|---|---|---|---|---|---|
 ${queueModeRows(input.queueMode ?? []).join('\n')}
 
 ## 200 MB video downloaded by the n8n node

@@ -4,6 +4,7 @@ import { measureBatch, type BatchResult } from './measure';
 import type { BatchSetup, StrategyOutcome } from './strategies';
 import type { RenderTimeModel } from '../sandbox/renderTimes';
 import { VirtualTime } from '../test/support/virtualTime';
+import type { ServiceProfileName } from '../sandbox/service';
 
 export interface BenchPlan {
 	name: 'Pro' | 'Premium';
@@ -31,6 +32,8 @@ export interface SideBySideOptions {
 	 * (bar the schedule's jitter). Core's strategies only.
 	 */
 	virtual?: boolean;
+	/** The sandbox's reading of the spec (`spec`: no X-RateLimit-*, bare 429s...); unset, docs/api.md's decisions. */
+	service?: ServiceProfileName;
 }
 
 /**
@@ -52,6 +55,7 @@ export async function runBatch(
 		clientClock,
 		renderTimes: options.renderTimes,
 		reportProgress: options.reportProgress ?? true,
+		...(options.service ? { service: options.service } : {}),
 	});
 	try {
 		const startedAt = sandbox.clock.now();

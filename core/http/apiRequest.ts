@@ -135,14 +135,12 @@ function backoffMs(runtime: ApiRuntime, attempt: number): number {
 function afterResponse(runtime: ApiRuntime, call: ApiCall, response: HttpResponse, attempt: number): NextStep {
 	const isCreate = call.idempotencyKey !== undefined;
 	if (response.status === 429) {
-		const waitMs = Math.max(
-			MIN_RATE_LIMIT_WAIT_MS,
-			parseRetryAfter(response.headers['retry-after'], runtime.clock.now()) ?? DEFAULT_RATE_LIMIT_WAIT_MS,
-		);
+		const told = parseRetryAfter(response.headers['retry-after'], runtime.clock.now());
+		const waitMs = Math.max(MIN_RATE_LIMIT_WAIT_MS, told ?? DEFAULT_RATE_LIMIT_WAIT_MS);
 		// Too many jobs at once holds back new jobs only; lookups and uploads go on. A create's 429
 		// that does not say which limit it is may be either: both are held back.
 		const code = parseErrorBody(response.body).code;
-		if (isCreate && code !== 'rate_limited') runtime.limiter.concurrencyRefused(waitMs);
+		if (isCreate && code !== 'rate_limited') runtime.limiter.concurrencyRefused(waitMs, told !== undefined);
 		if (code !== 'concurrency_limited') runtime.limiter.pause(waitMs);
 		return { retryAfterMs: waitMs };
 	}

@@ -1,6 +1,7 @@
 import type { Clock } from '../http/transport';
 
-const HOUR_MS = 3_600_000;
+/** An unbound reservation (a create in flight) lapses after this, so a crashed caller cannot hold a place for ever. */
+export const RESERVATION_LAPSE_MS = 3_600_000;
 
 /** A reserved place among the plan's concurrent jobs. */
 export interface JobSlot {
@@ -63,6 +64,12 @@ export class HeldPlaces {
 		return jobs.length > 0 ? jobs.reduce((sum, place) => sum + place.expectedMs, 0) / jobs.length : undefined;
 	}
 
+	/** When the first job held is expected to end, if any is held. */
+	firstExpectedEndAt(): number | undefined {
+		const ends = [...this.places].filter((place) => place.jobId !== undefined).map((place) => place.expectedDoneAtMs);
+		return ends.length > 0 ? Math.min(...ends) : undefined;
+	}
+
 	watching(jobId: string): void {
 		for (const place of this.places) if (place.jobId === jobId) place.watched = true;
 	}
@@ -91,7 +98,7 @@ export class HeldPlaces {
 	reserve(now: number): JobSlot {
 		// An unbound reservation (create in flight) lapses after an hour at most, so that a
 		// crashed caller cannot hold a place for ever.
-		const entry: HeldPlace = { expectedDoneAtMs: now + HOUR_MS, expiresAtMs: now + HOUR_MS, watched: true, expectedMs: HOUR_MS };
+		const entry: HeldPlace = { expectedDoneAtMs: now + RESERVATION_LAPSE_MS, expiresAtMs: now + RESERVATION_LAPSE_MS, watched: true, expectedMs: RESERVATION_LAPSE_MS };
 		this.places.add(entry);
 		return {
 			bind: (jobId, expectedDoneAtMs, holdUntilMs, watched, idempotencyKey) => {

@@ -1,7 +1,7 @@
 import type { AbortSignalLike, Clock, Sleep } from '../http/transport';
 import { sleepUnlessCancelled, throwIfAborted } from '../http/cancellation';
 import { notInTime } from './requestWindows';
-import { HeldPlaces, type JobSlot } from './heldPlaces';
+import { HeldPlaces, RESERVATION_LAPSE_MS, type JobSlot } from './heldPlaces';
 import { OthersPlaces } from './othersPlaces';
 import { lookUpOverdue } from './overdueLookups';
 
@@ -43,6 +43,11 @@ export class JobSlots {
 	private queue: Promise<unknown> = Promise.resolve();
 	/** Wakes the caller waiting for a place as soon as a job ends, instead of at its next look. */
 	private wakeWaiter: (() => void) | undefined;
+	/**
+	 * Until when a create in flight reaches past the places known to be ours (see
+	 * OthersPlaces.probing): its answer, or at the latest the hour its reservation lapses after.
+	 */
+	private probeUntilMs = 0;
 
 	constructor(
 		private limit: number,
@@ -110,13 +115,18 @@ export class JobSlots {
 
 	/**
 	 * The service refused a create for concurrency, the first of the account's jobs ending in
-	 * `retryAfterMs`: no create before then, and the places this process does not hold are the
-	 * others' (see OthersPlaces.concurrencyRefused).
+	 * `retryAfterMs` (when `firstEndTold`: the service said so with Retry-After): no create before
+	 * then, and the places this process does not hold are the others' (see OthersPlaces.concurrencyRefused).
 	 */
-	concurrencyRefused(retryAfterMs: number): void {
+	concurrencyRefused(retryAfterMs: number, firstEndTold = true): void {
 		this.pause(retryAfterMs);
+		const now = this.clock.now();
+		// A bare 429 (no Retry-After) does not say when the account's first job ends; the others'
+		// jobs are taken to run as ours do, none ending before the first of ours is expected to.
+		// Taking the default wait for it, the next creates met the same busy places again.
+		const firstEndAtMs = firstEndTold ? now + retryAfterMs : Math.max(now + retryAfterMs, this.held.firstExpectedEndAt() ?? 0);
 		// Ours: the jobs made and the creates in flight, but not the refused create (still reserved).
-		this.others.concurrencyRefused(this.held.size - 1, this.clock.now() + retryAfterMs, this.held.meanRenderMs());
+		this.others.concurrencyRefused(this.held.size - 1, firstEndAtMs, this.held.meanRenderMs());
 	}
 
 	private async waitForPlace(options: SlotTurnOptions): Promise<JobSlot> {
@@ -126,7 +136,7 @@ export class JobSlots {
 			const now = this.clock.now();
 			this.prune(now);
 			const freeAt = this.freeAt(now);
-			if (freeAt <= now) return this.held.reserve(now);
+			if (freeAt <= now) return this.reserve(now);
 			if (options.deadlineAtMs !== undefined && (freeAt > options.deadlineAtMs || now >= options.deadlineAtMs)) {
 				throw notInTime(
 					Math.max(freeAt - now, SLOT_RECHECK_MS),
@@ -145,8 +155,31 @@ export class JobSlots {
 		}
 	}
 
+	/** A place for a create; a probe past our own places is marked until its answer comes. */
+	private reserve(now: number): JobSlot {
+		const slot = this.held.reserve(now);
+		if (!this.others.probing(this.held.size - 1)) return slot;
+		this.probeUntilMs = now + RESERVATION_LAPSE_MS;
+		const answered = () => {
+			this.probeUntilMs = 0;
+			this.wakeWaiter?.();
+		};
+		return {
+			bind: (...args) => {
+				slot.bind(...args);
+				answered();
+			},
+			release: () => {
+				slot.release();
+				answered();
+			},
+		};
+	}
+
 	/** When a place is expected to be free: now, or when the first running job should end. */
 	private freeAt(now: number): number {
+		// A probe's answer comes within a request's time: the next one waits for it.
+		if (this.probeUntilMs > now && this.others.probing(this.held.size)) return Math.max(now + 1, this.blockedUntilMs);
 		const at = Math.max(now, this.blockedUntilMs);
 		if (this.held.size + this.others.count < this.limit) return at;
 		let firstEnd = this.others.firstFreeAt();

@@ -78,8 +78,8 @@ export class RateLimiter {
 	}
 
 	/** The service refused a create for concurrency: only new jobs wait, lookups go on (see JobSlots.concurrencyRefused). */
-	concurrencyRefused(retryAfterMs: number): void {
-		this.slots.concurrencyRefused(retryAfterMs);
+	concurrencyRefused(retryAfterMs: number, firstEndTold = true): void {
+		this.slots.concurrencyRefused(retryAfterMs, firstEndTold);
 	}
 
 	/**

@@ -11,8 +11,14 @@ const MAX_CONTENTION = 4;
 export class OthersPlaces {
 	/** When each place others hold should free. */
 	private freeAtMs: number[] = [];
-	/** How many places this process knows are its own (since the last concurrency 429). */
-	private ownPlaces = Infinity;
+	/**
+	 * How many places this process knows are its own: the most it has held at once since the last
+	 * concurrency 429, the places held then after one. None at first: until a create is refused or
+	 * the plan's places are all its own, a create past them may meet others' jobs (see probing).
+	 */
+	private ownPlaces = 0;
+	/** Whether a create of this process was ever refused for concurrency: others use the key. */
+	private refusedOnce = false;
 	/** How much more slowly the others' places are expected to free, after failed probes. */
 	private contention = 1;
 
@@ -20,6 +26,16 @@ export class OthersPlaces {
 
 	get count(): number {
 		return this.freeAtMs.length;
+	}
+
+	/**
+	 * Whether a create made with `held` places held here (creates in flight included) reaches past
+	 * the places known to be this process's own: it may meet others' jobs, and is a probe. Probes
+	 * go one at a time (JobSlots), so that processes starting together on one key, each unaware of
+	 * the others, collide once each rather than once for every place they all reach for at once.
+	 */
+	probing(held: number): boolean {
+		return held >= this.ownPlaces && this.ownPlaces < this.limit();
 	}
 
 	/** When the first of them frees, Infinity with none. */
@@ -44,7 +60,8 @@ export class OthersPlaces {
 	concurrencyRefused(held: number, firstEndAtMs: number, renderMs: number | undefined): void {
 		// Refused while reaching past the places it knew were its own: the others keep theirs busy
 		// (they have work queued too), so their places are expected to free more slowly each time.
-		if (held >= this.ownPlaces) this.contention = Math.min(this.contention * 2, MAX_CONTENTION);
+		if (this.refusedOnce && held >= this.ownPlaces) this.contention = Math.min(this.contention * 2, MAX_CONTENTION);
+		this.refusedOnce = true;
 		this.ownPlaces = held;
 		this.schedule(this.limit() - held, firstEndAtMs, renderMs);
 	}

@@ -30,4 +30,21 @@ describe('several processes on one key (n8n queue mode: 2 workers, 3 executions 
 		expect(requests.length / 45).toBeLessThanOrEqual(3);
 		expect(refused429(sandbox).length).toBeLessThanOrEqual(16);
 	});
+
+	// Before: each process sent all five creates at once and five met the other's jobs (seven on
+	// the strict reading, where a bare 429 was taken to free its places 5 s later, before any job
+	// could end). Now a process that does not yet know which places are its own sends its creates
+	// one at a time, and a 429 without Retry-After holds its creates until its own first job
+	// should end: each process meets the other's jobs once, then keeps to its own places.
+	it('two processes starting together on one key: each has one create refused before the first job ends, on either reading', async () => {
+		const { time, sandbox, client, others } = await coreSandbox({ limits: PLANS.pro });
+		const worker2 = others.client();
+		await time.run(Promise.all([batch(client, 'first', 15), batch(worker2, 'second', 15)]));
+
+		const firstEnd = Math.min(...[...sandbox.jobs.all.values()].map((job) => job.endsAt));
+		const refusedCreates = refused429(sandbox).filter((entry) => entry.path === '/api/v1/generate');
+		expect(sandbox.jobs.all.size).toBe(30);
+		expect(refusedCreates.filter((entry) => Date.parse(entry.at) < firstEnd).length).toBeLessThanOrEqual(2);
+		expect(mostJobsAtOnce(sandbox)).toBeLessThanOrEqual(PLANS.pro.concurrentJobs);
+	});
 });
