@@ -222,3 +222,29 @@ it('a replay whose job is still rendering ends throttled inside the budget, to l
 		await slow.close();
 	}
 }, 45_000);
+
+/**
+ * The service refusing the callback URL (Zapier's own, here a loopback address that a service calling
+ * back over https:// only refuses): the step cannot poll instead as n8n and Activepieces do, since a
+ * render outlasts Zapier's 30 s and asking for the callback URL has already set the step to wait. So
+ * it fails at once, with the service's reason and nothing made; its replay starts afresh.
+ */
+it('a callback URL the service refuses fails the step with the reason, nothing made; no parked step waits for nothing', async () => {
+	const strict = await startSandbox({ port: 0, speed: SPEED });
+	try {
+		const bundle = { authData: authFor(strict.url, strict.keys.premium), inputData: { prompt: 'A refused callback URL', resolution: '720P', duration: 4 } };
+		const cache = {};
+		const refused = await runWithCallbackUrl(PERFORM, bundle, 'http://127.0.0.1:9/zapier-hook', cache).then(
+			(output) => output,
+			(thrown: Error) => thrown,
+		);
+		expect(refused).toBeInstanceOf(Error);
+		expect(zapierErrorFields(refused as Error).message).toMatch(/callback/i);
+		expect(strict.jobs.all.size).toBe(0);
+		const replay = await runWithCallbackUrl(PERFORM, bundle, 'http://127.0.0.1:9/zapier-hook-2', cache).catch((thrown: Error) => thrown);
+		expect(zapierErrorFields(replay as Error).message).not.toMatch(/outcome|unknown/i);
+		expect(strict.journal.filter((entry) => entry.path === '/api/v1/generate').map((entry) => entry.status)).toEqual([400, 400]);
+	} finally {
+		await strict.close();
+	}
+}, 30_000);
