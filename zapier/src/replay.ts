@@ -16,9 +16,11 @@ const ATTEMPT_MEMORY_SECONDS = 24 * 3600;
  * again with the input it had the first time (earlier steps' outputs are stored, not recomputed).
  * So the key is derived from what a replay keeps: the connection (its key's fingerprint), the
  * action, the Zap id when Zapier gives one, whether the editor is loading a sample, and the
- * step's whole input as mapped. The consequence, told to users in docs/zapier.md and the Run
- * Reference field: a second run with exactly the same input within 24 h gets the first run's job;
- * mapping something unique to each run (the trigger's id) into Run Reference makes each run new.
+ * step's whole input as mapped. What tells a new run from a replay is the step's own outcome:
+ * Zapier replays only a step that errored or was halted, so an attempt whose step ended well is
+ * followed by a new run (attemptFor: the next generation, a new key). Told to users in
+ * docs/zapier.md and the Run Reference field, which keeps runs apart while the first still waits
+ * or after its job failed.
  */
 export function replaySafeKey(action: string, bundle: Bundle): string {
 	const apiKey = String(bundle.authData.apiKey ?? '');
