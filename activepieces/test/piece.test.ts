@@ -296,6 +296,23 @@ describe('Generate Video', () => {
 		expect(error.message).toMatch(/Omni Video job job_[\w-]+ failed: .*content policy/i);
 	});
 
+	it('a step whose job failed, run again in the same run, fails with that job again (no second job); another run makes a new one', async () => {
+		const props = { prompt: 'Sleet on a window [sandbox:job-fails-content-policy]', ...fast, wait: 'poll' };
+		const server = unreachableInstance();
+		const run = newFlowRun();
+		const createsBefore = creates();
+		const first = await failure(step('generate_video', props, { run, server }));
+		const jobId = /job (job_[\w-]+) failed/.exec(first.message)?.[1];
+		expect(jobId).toBeDefined();
+		// A retry from the failed step: the same run and step, the same input.
+		const again = await failure(step('generate_video', props, { run, server }));
+		expect(again.message).toContain(`job ${jobId} failed`);
+		expect(creates()).toBe(createsBefore + 1);
+		const other = await failure(step('generate_video', props, { run: newFlowRun(), server }));
+		expect(other.message).not.toContain(String(jobId));
+		expect(creates()).toBe(createsBefore + 2);
+	});
+
 	it('bad input fails before any request, naming the field and the value', async () => {
 		const before = sandbox.journal.length;
 		const error = await failure(step('generate_video', { prompt: 'A fox', duration: 42 }));

@@ -16,9 +16,11 @@ const ATTEMPT_MEMORY_SECONDS = 24 * 3600;
  * again with the input it had the first time (earlier steps' outputs are stored, not recomputed).
  * So the key is derived from what a replay keeps: the connection (its key's fingerprint), the
  * action, the Zap id when Zapier gives one, whether the editor is loading a sample, and the
- * step's whole input as mapped. The consequence, told to users in docs/zapier.md and the Run
- * Reference field: a second run with exactly the same input within 24 h gets the first run's job;
- * mapping something unique to each run (the trigger's id) into Run Reference makes each run new.
+ * step's whole input as mapped. What tells a new run from a replay is the step's own outcome:
+ * Zapier replays only a step that errored or was halted, so an attempt whose step ended well is
+ * followed by a new run (attemptFor: the next generation, a new key). Told to users in
+ * docs/zapier.md and the Run Reference field, which keeps runs apart while the first still waits
+ * or after its job failed.
  */
 export function replaySafeKey(action: string, bundle: Bundle): string {
 	const apiKey = String(bundle.authData.apiKey ?? '');
@@ -45,6 +47,34 @@ export interface CreateAttempt {
 	/** ISO time the create was sent (absent in entries written before it was recorded). */
 	sentAt?: string;
 	jobId?: string;
+	/**
+	 * The step ended well with this job (returned it to Zapier). Zapier replays only a step that
+	 * errored or was halted, never one that succeeded, so the same input seen again is a new run:
+	 * it makes a new job (the next generation), as a new run does on n8n and Activepieces.
+	 */
+	delivered?: boolean;
+	/** Which job of this input this is: 0 the first, 1 after a run delivered the first, and so on. */
+	generation?: number;
+}
+
+/**
+ * The Idempotency-Key of one generation of a step's input: the first keeps the key of
+ * replaySafeKey (so attempts recorded before generations existed are still found), later ones
+ * derive a new key from it, so that the service does not replay the earlier run's job.
+ */
+export function generationKey(baseKey: string, generation: number): string {
+	return generation === 0 ? baseKey : derivedIdempotencyKey(baseKey, 'generation', generation);
+}
+
+/**
+ * What this run of the step has to do with its input: the attempt a replay continues (with its
+ * key), or a first attempt of a new generation when there is none or the last one was delivered.
+ */
+export function attemptFor(baseKey: string, earlier: CreateAttempt | undefined): { idempotencyKey: string; generation: number; earlier?: CreateAttempt } {
+	const generation = earlier?.generation ?? 0;
+	if (earlier && !earlier.delivered) return { idempotencyKey: generationKey(baseKey, generation), generation, earlier };
+	const next = earlier ? generation + 1 : 0;
+	return { idempotencyKey: generationKey(baseKey, next), generation: next };
 }
 
 const cacheKey = (idempotencyKey: string) => `omni-video:create:${idempotencyKey}`;
@@ -70,10 +100,28 @@ export async function recordAttempt(z: ZObject, idempotencyKey: string, attempt:
 	}
 }
 
-/** The create surely did not happen (refused, throttled before sending): a replay starts afresh. */
-export async function forgetAttempt(z: ZObject, idempotencyKey: string): Promise<void> {
+/**
+ * The step returned this attempt's job to Zapier: the next time this input comes, it is a new run.
+ * Written last, just before the step returns; a cache that cannot be written leaves the attempt
+ * undelivered, so the next run gets this job again (safe for money, as before generations).
+ */
+export async function markDelivered(z: ZObject, baseKey: string, attempt: CreateAttempt): Promise<void> {
+	await recordAttempt(z, baseKey, { ...attempt, delivered: true });
+}
+
+/**
+ * The create surely did not happen (refused, throttled before sending): a replay starts afresh. A
+ * later generation goes back to "the one before was delivered", not to nothing: a first
+ * generation's key would get the earlier run's job replayed on a service that honours keys.
+ */
+export async function forgetAttempt(z: ZObject, baseKey: string, attempt: CreateAttempt): Promise<void> {
+	const generation = attempt.generation ?? 0;
+	if (generation > 0) {
+		await recordAttempt(z, baseKey, { input: attempt.input, generation: generation - 1, delivered: true });
+		return;
+	}
 	try {
-		await connectionCache(z).delete(cacheKey(idempotencyKey), CONNECTION_SCOPE);
+		await connectionCache(z).delete(cacheKey(baseKey), CONNECTION_SCOPE);
 	} catch (error) {
 		// A stale entry makes the replay report an unknown outcome and send nothing: safe, if unhelpful.
 		z.console.log(`Zapier's cache could not be cleared (${String(error)}): a replay will report this create's outcome as unknown.`);

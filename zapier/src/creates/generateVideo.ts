@@ -18,7 +18,7 @@ import { omniVideoClient } from '../host';
 import { jobOutput, type JobOutput } from '../job';
 import { videoFileOutput } from '../files';
 import { deadlineIn } from '../connection';
-import { forgetAttempt, outcomeUnknownMessage, recallAttempt, recordAttempt, replaySafeKey } from '../replay';
+import { attemptFor, forgetAttempt, markDelivered, outcomeUnknownMessage, recallAttempt, recordAttempt, replaySafeKey, type CreateAttempt } from '../replay';
 import { GENERATE_VIDEO_INPUT_FIELDS, GENERATE_VIDEO_OUTPUT_FIELDS, GENERATE_VIDEO_SAMPLE, type GenerateInput } from './generateVideoFields';
 import { blankToUndefined, isYes, prepareInput } from './generateVideoInput';
 
@@ -27,8 +27,11 @@ const LAST_LOOK_MARGIN_MS = 3_000;
 /** When a job from an earlier attempt is still rendering: look again after this long. */
 const LOOK_AGAIN_SECONDS = 30;
 
-/** What perform hands to performResume (Zapier keeps it as `bundle.outputData`). */
-type Submitted = JobOutput & { includeVideoFile?: boolean };
+/**
+ * What perform hands to performResume (Zapier keeps it as `bundle.outputData`): the job, and the
+ * attempt's record and where it is kept, to mark it delivered once the step ends well.
+ */
+type Submitted = JobOutput & { includeVideoFile?: boolean; attemptKey?: string; attempt?: CreateAttempt };
 
 /** The job as the step's output, with the video as a file when asked for and ready. */
 function finished(z: ZObject, job: JobRecord, submitted: Partial<Submitted>): JobOutput {
@@ -107,15 +110,18 @@ async function perform(z: ZObject, bundle: Bundle<GenerateInput>): Promise<JobOu
 		const isSample = Boolean(bundle.meta?.isLoadingSample);
 		// The editor cannot resume a step: a sample always waits within the run instead.
 		const waits = isSample || fields.waitForVideo === undefined || isYes(fields.waitForVideo);
-		const idempotencyKey = replaySafeKey('generateVideo', bundle);
-		const earlier = await recallAttempt(z, idempotencyKey);
+		// One record per input (its base key), holding the latest generation: see attemptFor.
+		const baseKey = replaySafeKey('generateVideo', bundle);
+		const { idempotencyKey, generation, earlier } = attemptFor(baseKey, await recallAttempt(z, baseKey));
 		const submittedAt = new Date().toISOString();
 
 		if (earlier?.jobId) {
 			z.console.log(`Replay: job ${earlier.jobId} was created by an earlier attempt of this step (idempotency key ${idempotencyKey}).`);
 			const mode = generationMode(validateGenerateInput(earlier.input, { allowInsecureLoopbackCallback }));
 			const job = await client.getJob(earlier.jobId, { deadlineAtMs });
-			return pickUp(z, client, job, { waits, isSample, expectedMs: 0, deadlineAtMs, submitted: { mode, submittedAt, includeVideoFile } });
+			const output = await pickUp(z, client, job, { waits, isSample, expectedMs: 0, deadlineAtMs, submitted: { mode, submittedAt, includeVideoFile } });
+			await markDelivered(z, baseKey, earlier);
+			return output;
 		}
 
 		if (earlier) {
@@ -129,19 +135,22 @@ async function perform(z: ZObject, bundle: Bundle<GenerateInput>): Promise<JobOu
 		// Asking for Zapier's callback URL is what parks the step: only when the create is sent.
 		if (parks) input.callbackUrl = z.generateCallbackUrl();
 		const sentAt = new Date().toISOString();
-		await recordAttempt(z, idempotencyKey, { input, sentAt });
+		await recordAttempt(z, baseKey, { input, sentAt, generation });
 		let created;
 		try {
 			created = await client.generateVideo(input, { idempotencyKey, allowInsecureLoopbackCallback, deadlineAtMs });
 		} catch (error) {
-			if (surelyNotCreated(error)) await forgetAttempt(z, idempotencyKey);
+			if (surelyNotCreated(error)) await forgetAttempt(z, baseKey, { input, generation });
 			else if (error instanceof OmniVideoError) throw appError(z, outcomeUnknownMessage(happenedOnly(error), { input, sentAt }, idempotencyKey, false), 'outcome_unknown');
 			throw error;
 		}
-		await recordAttempt(z, idempotencyKey, { input, sentAt, jobId: created.job.id });
+		const attempt: CreateAttempt = { input, sentAt, generation, jobId: created.job.id };
+		await recordAttempt(z, baseKey, attempt);
 		const submitted = { mode: created.mode, submittedAt, includeVideoFile };
-		if (parks) return { ...jobOutput(created.job, { mode: created.mode, submittedAt }), includeVideoFile } satisfies Submitted;
-		return pickUp(z, client, created.job, { waits, isSample, expectedMs: created.expectedMs, deadlineAtMs, submitted });
+		if (parks) return { ...jobOutput(created.job, { mode: created.mode, submittedAt }), includeVideoFile, attemptKey: baseKey, attempt } satisfies Submitted;
+		const output = await pickUp(z, client, created.job, { waits, isSample, expectedMs: created.expectedMs, deadlineAtMs, submitted });
+		await markDelivered(z, baseKey, attempt);
+		return output;
 	});
 }
 
@@ -169,7 +178,9 @@ async function performResume(z: ZObject, bundle: Bundle): Promise<JobOutput> {
 				'job_not_finished',
 			);
 		}
-		return finished(z, job, submitted);
+		const output = finished(z, job, submitted);
+		if (submitted.attemptKey && submitted.attempt) await markDelivered(z, submitted.attemptKey, submitted.attempt);
+		return output;
 	});
 }
 

@@ -103,7 +103,7 @@ export const GENERATE_VIDEO_INPUT_FIELDS = defineInputFields([
 		type: 'string' as const,
 		required: false,
 		helpText:
-			'Optional: a run with exactly the same input as one in the last 24 hours gets that run\'s job, so that replays never pay twice. To make a new video each run from the same prompt, map something unique to the run here, such as the trigger\'s ID.',
+			'Optional: a replay of this step gets the job it made, so that replays never pay twice; a new run with the same input makes a new video once the earlier run\'s step has ended well. Until then (still waiting, or its job failed) a run with the same input is taken as its replay: to keep such runs apart, map something unique to the run here, such as the trigger\'s ID.',
 	},
 	INCLUDE_VIDEO_FILE_FIELD,
 ]);
