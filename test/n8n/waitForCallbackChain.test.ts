@@ -16,6 +16,12 @@ import { callbackGenerateNode, itemsOf, outputOf } from '../support/n8n/workflow
  */
 
 const SPEED = TWO_PLACES_SPEED;
+/**
+ * Requests a job: creates, and lookups only for jobs overdue or called back unsigned. Signed
+ * callbacks cost nothing; on the strictest reading callbacks come unsigned and each is confirmed
+ * by one lookup (issue 24: at most 1.2 and 2.2).
+ */
+const PER_JOB = process.env.OMNI_SANDBOX_SERVICE === 'spec' ? 2.2 : 1.1;
 
 let sandbox: Sandbox;
 let n8n: N8nTestInstance;
@@ -81,7 +87,7 @@ describe('Wait for Callback with more rows than the plan runs at once', () => {
 		// Every job calls back our own path and names its row.
 		jobs.forEach((job, row) => expect(String(job.body.callbackUrl)).toMatch(new RegExp(`/omni-video\\?row=${row}$`)));
 		expect(creates).toHaveLength(12);
-		expect(api.length / 12).toBeLessThanOrEqual(1.1);
+		expect(api.length / 12).toBeLessThanOrEqual(PER_JOB);
 		const limit = physicalLimit(
 			jobs.map((job) => job.endsAt - job.createdAt),
 			TWO_AT_ONCE,
@@ -122,7 +128,7 @@ describe('Wait for Callback with more rows than the plan runs at once', () => {
 		const { jobs, creates, api } = batchFigures(journalFrom, prompts);
 		expect(jobs.map((job) => job.body.prompt)).toEqual(prompts);
 		expect(creates).toHaveLength(8);
-		expect(api.length / 8).toBeLessThanOrEqual(1.1);
+		expect(api.length / 8).toBeLessThanOrEqual(PER_JOB);
 		// Both copies of each callback came (a copy is answered without a resume).
 		expect(callsTo(execution.id).length).toBeGreaterThanOrEqual(15);
 		expect(runsWithItems(run)).toBe(1);
@@ -167,7 +173,7 @@ describe('Wait for Callback with more rows than the plan runs at once', () => {
 			expect(jobs.map((job) => job.body.prompt)).toEqual(prompts);
 			expect(items.map((item) => item.json.jobId)).toEqual(jobs.map((job) => job.id));
 			expect(creates).toHaveLength(8);
-			expect(api.length / 8).toBeLessThanOrEqual(1.1);
+			expect(api.length / 8).toBeLessThanOrEqual(PER_JOB);
 		}, 60_000);
 
 		it('a row with an expression on the time is read once, when the batch starts: every row made with those values, once', async () => {
@@ -203,7 +209,7 @@ describe('Wait for Callback with more rows than the plan runs at once', () => {
 			expect(runsWithItems(run)).toBe(1);
 			// Every process reads the whole batch from the execution: nothing is sent to find a row.
 			expect(batchFigures(journalFrom, prompts).creates).toHaveLength(10);
-			expect(api.length / 10).toBeLessThanOrEqual(1.2);
+			expect(api.length / 10).toBeLessThanOrEqual(PER_JOB);
 		}, 60_000);
 
 		it('a restart in the middle: rows made before it are read from the execution, none made twice', async () => {
