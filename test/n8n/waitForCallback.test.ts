@@ -166,3 +166,31 @@ describe('Wait for Callback: park, then resume through webhook()', () => {
 		expect(item.binary).toBeUndefined();
 	});
 });
+
+describe('Wait for Callback beside a Wait node, and callbacks at once', () => {
+	it('a late callback to our path cannot resume a Wait node parked later; a call to the Wait node’s path does not wake ours', async () => {
+		useCredential(sandbox.webhookSecret);
+		const { WAIT_TYPE } = await import('../support/n8n/testNodes');
+		const wait = { id: 'id-wait', name: 'Wait', type: WAIT_TYPE, typeVersion: 1, position: [200, 0] as [number, number], parameters: {} };
+		const workflow = workflowOf([callbackGenerateNode(), wait], chain('Generate', 'Wait'));
+		const execution = await n8n.execute(workflow, 'Generate', itemsOf({ prompt: 'Before a Wait node' }));
+		const resumeUrl = `${n8n.baseUrl}/webhook-waiting/${execution.id}`;
+		// While ours is parked, a call on the Wait node's path ('') finds no webhook of ours.
+		const toWaitPath = await fetch(resumeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"approved":true}' });
+		expect(toWaitPath.status).toBe(404);
+		// Our batch ends; the Wait node parks next, in the same execution.
+		const until = Date.now() + 20_000;
+		while (n8n.executions.get(execution.id)?.run?.data.resultData.lastNodeExecuted !== 'Wait' && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+		expect(execution.status).toBe('waiting');
+		const jobId = String(outputOf(execution.run!, 'Generate')[0].json.jobId);
+		// A late copy of our callback, on our path: not the Wait node's to take.
+		const late = await fetch(`${resumeUrl}/omni-video?row=0`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: jobId, status: 'done' }) });
+		expect(late.status).toBe(404);
+		expect(execution.status).toBe('waiting');
+		// The Wait node's own caller still resumes it.
+		const approve = await fetch(resumeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"approved":true}' });
+		expect(approve.status).toBe(200);
+		const run = await finishedWithin(execution);
+		expect(outputOf(run, 'Wait')[0].json).toEqual({ resumedBy: { approved: true } });
+	});
+});
