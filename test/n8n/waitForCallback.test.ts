@@ -194,3 +194,50 @@ describe('Wait for Callback beside a Wait node, and callbacks at once', () => {
 		expect(outputOf(run, 'Wait')[0].json).toEqual({ resumedBy: { approved: true } });
 	});
 });
+
+describe('two callbacks at once (n8n 2.x resumes an execution once)', () => {
+	it('one wakes the node; the other is answered 503 (same process) or 500 (n8n refused a second resume), never two steps at once; the node after runs once', async () => {
+		const { standardWebhookSignature } = await import('../../sandbox/signing');
+		// The service's own callbacks go nowhere: only the two below reach this n8n.
+		const quiet = await N8nTestInstance.start(
+			{ omniVideoApi: { apiKey: sandbox.keys.premium, baseUrl: sandbox.url, ...spedUpPlan(PLANS.premium, SPEED), webhookSecret: sandbox.webhookSecret } },
+			{ webhookUrl: 'http://127.0.0.1:9' },
+		);
+		quiet.waitTracker.on = false;
+		try {
+			const listening = `http://127.0.0.1:${((quiet as unknown as { server: { address(): { port: number } } }).server.address()).port}`;
+			const { workflow, after } = withAfter(callbackGenerateNode());
+			const execution = await quiet.execute(workflow, 'Generate', itemsOf({ prompt: 'At once A' }, { prompt: 'At once B' }));
+			expect(execution.status).toBe('waiting');
+			const ids = outputOf(execution.run!, 'Generate').map((item) => String(item.json.jobId));
+			const until = Date.now() + 20_000;
+			while (ids.some((id) => sandbox.jobs.all.get(id)!.endsAt > sandbox.clock.now()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+			// Both jobs' outcomes, signed as the service signs them, delivered at the same moment.
+			const deliver = (jobId: string, row: number) => {
+				const body = JSON.stringify({ id: jobId, status: 'done', resultUrls: ['https://cdn.example/v.mp4'] });
+				const timestamp = Math.floor(Date.now() / 1000);
+				const signature = standardWebhookSignature(sandbox.webhookSecret, `msg_${jobId}`, timestamp, body);
+				return fetch(`${listening}/webhook-waiting/${execution.id}/omni-video?row=${row}`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json', 'webhook-id': `msg_${jobId}`, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature },
+					body,
+				});
+			};
+			const statuses = (await Promise.all([deliver(ids[0], 0), deliver(ids[1], 1)])).map((answer) => answer.status).sort();
+			// One resumed (200); the other resumed after it (200), was told to come again (503), was refused
+			// by n8n (500) or came while the step ran (409): never two steps at once.
+			expect(statuses[0]).toBe(200);
+			expect([200, 409, 500, 503]).toContain(statuses[1]);
+			// Delivered again, as the documented service does: the batch ends, the node after runs once.
+			await new Promise((resolve) => setTimeout(resolve, 100));
+			const again = await deliver(ids[0], 0);
+			const again1 = await deliver(ids[1], 1);
+			expect([again.status, again1.status].every((status) => status === 200 || status === 409)).toBe(true);
+			const run = await finishedWithin(execution, 20_000);
+			expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(['done', 'done']);
+			expect(afterRuns.get(after)).toEqual([2]);
+		} finally {
+			await quiet.stop();
+		}
+	});
+});
