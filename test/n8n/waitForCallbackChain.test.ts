@@ -209,6 +209,8 @@ describe('Wait for Callback with more rows than the plan runs at once', () => {
 			expect(jobs.map((job) => job.body.prompt)).toEqual(prompts);
 			expect(items.map((item) => item.json.jobId)).toEqual(jobs.map((job) => job.id));
 			expect(runsWithItems(run)).toBe(1);
+			// eslint-disable-next-line no-console -- the figures the report quotes
+			console.log(`10 rows, 2 webhook processes: ${(api.length / 10).toFixed(2)} requests a job, ${jobs.length - 10} duplicate jobs`);
 			// Every process reads the whole batch from the execution: nothing is sent to find a row.
 			expect(batchFigures(journalFrom, prompts).creates).toHaveLength(10);
 			expect(api.length / 10).toBeLessThanOrEqual(PER_JOB);
@@ -229,6 +231,8 @@ describe('Wait for Callback with more rows than the plan runs at once', () => {
 			expect(jobs.map((job) => job.body.prompt)).toEqual(prompts);
 			expect(items.map((item) => item.json.jobId)).toEqual(jobs.map((job) => job.id));
 			expect(batchFigures(journalFrom, prompts).creates).toHaveLength(8);
+			// eslint-disable-next-line no-console -- the figures the report quotes
+			console.log(`restart in the middle: ${jobs.length - 8} jobs created by the restart`);
 			expect(runsWithItems(run)).toBe(1);
 		}, 60_000);
 	});
