@@ -12,11 +12,23 @@ import { typicalRenderSeconds } from '../../sandbox/renderTimes';
 import { check, createActiveWorkflow, credentialOnOwnKey, errorOf, executionWith, outputOf, postRows, seconds, type Context } from './context';
 import { describeFigures, jobsEnded, jobsTagged, keyLabel, realTimeOf, requestFigures } from './scaledFigures';
 import { noOp, omniVideo, webhookWorkflow } from './workflows';
+import type { Execution } from './n8nServer';
+import { waitUntil } from './processes';
 
 /** Twice the Pro plan's jobs at once: the first ones end while n8n is down, the others are made after. */
 const ROWS = 10;
 /** n8n's WaitTracker looks every 60 s; the batch's own follow-up adds a margin: past this it is stuck. */
 const PATIENCE_MS = 600_000;
+
+/** The execution once it has ended (success, error, crashed), or undefined after `timeoutMs`. */
+async function executionEnded(context: Context, id: string, timeoutMs: number): Promise<Execution | undefined> {
+	let execution: Execution | undefined;
+	const ended = await waitUntil(`execution ${id} to end`, async () => {
+		execution = await context.n8n.execution(id).catch(() => undefined);
+		return execution !== undefined && ['success', 'error', 'crashed'].includes(execution.status);
+	}, timeoutMs, 500).then(() => true, () => false);
+	return ended ? execution : undefined;
+}
 
 export async function waitForCallbackAcrossRestart(context: Context, name = 'wfc-restart'): Promise<string> {
 	const { sandbox } = context;
@@ -42,7 +54,9 @@ export async function waitForCallbackAcrossRestart(context: Context, name = 'wfc
 	const downFrom = Date.now();
 	await context.n8n.restart(`main-after-${name}`);
 	const downMs = Date.now() - downFrom;
-	const finished = await executionWith(context, workflowId, ['success', 'error', 'crashed'], PATIENCE_MS).catch(() => undefined);
+	// This execution's own record, not the list's: right after a restart the list may show it with
+	// another status for a moment.
+	const finished = await executionEnded(context, parked.id, PATIENCE_MS);
 
 	const figures = requestFigures(sandbox, { tag, key: keyLabel(name), from, rows: ROWS, speed: context.speed });
 	const jobs = jobsTagged(sandbox, tag);
