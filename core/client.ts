@@ -12,7 +12,6 @@ import { handleCallback, type CallbackOutcome, type CallbackRequest } from './ca
 import { checkCredentials, type CredentialCheck } from './jobs/credentialCheck';
 import { redactingTransport } from './http/redact';
 import { keyOnlyForApi } from './http/hostKit';
-import { reconcileBatch, type JobsInDoubt } from './callbacks/reconcileBatch';
 
 export interface OmniVideoClientConfig extends ClientContext {
 	limits: PlanLimits;
@@ -32,8 +31,6 @@ export interface OmniVideoClient {
 	uploadStream(input: StreamedUploadInput, options?: UploadOptions): Promise<UploadedFile>;
 	waitForJob(jobId: string, options?: WaitForJobOptions): Promise<JobRecord>;
 	handleCallback(request: CallbackRequest): Promise<CallbackOutcome>;
-	/** Looks up a callback batch's jobs in doubt (see CallbackChain), within the deadline. */
-	reconcileBatch(progress: JobsInDoubt, options?: { deadlineAtMs?: number }): Promise<void>;
 	/** Places among the plan's jobs at once that a create would get now, without waiting (this process's view). */
 	freeJobSlots(): number;
 	/** Tells a working key from a bad one, at the cost of one request (docs/api.md#authentication). */
@@ -61,7 +58,6 @@ export function createOmniVideoClient(config: OmniVideoClientConfig): OmniVideoC
 		uploadStream: (input, options) => uploadStream(runtime, input, options),
 		waitForJob: (jobId, options) => waitForJob(runtime, jobId, options),
 		handleCallback: (request) => handleCallback(runtime, request),
-		reconcileBatch: (progress, options) => reconcileBatch(runtime, progress, options),
 		freeJobSlots: () => runtime.limiter.freeJobSlots(),
 		testCredentials: (options) => checkCredentials(runtime, options),
 	};

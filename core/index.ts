@@ -37,6 +37,8 @@ export type { UploadedFile } from './jobs/uploadFile';
 export { jobView, type JobView } from './jobs/jobView';
 export { SAMPLE_JOB } from './jobs/jobSample';
 export { jobFailedError, isTerminal } from './jobs/jobOutcome';
+export { parseJob } from './answers/parseJob';
+export { jobSeenEnded } from './pacing/endedJobs';
 export type { CredentialCheck, CredentialProblem } from './jobs/credentialCheck';
 
 // Errors.
@@ -60,6 +62,3 @@ export { errorFromResponse, errorFromTransportFailure } from './errors/httpError
 export type { CallbackRequest, CallbackOutcome } from './callbacks/callback';
 export { verifyWebhookSignature } from './callbacks/signature';
 export { DeliveryGuard, claimedOutcomeKey } from './callbacks/deliveryGuard';
-export { BatchBook } from './callbacks/batchBook';
-export type { JobsInDoubt } from './callbacks/reconcileBatch';
-export { CallbackChain, type ChainEntry } from './callbacks/callbackChain';

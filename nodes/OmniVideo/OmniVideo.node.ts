@@ -28,8 +28,9 @@ export class OmniVideo implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: omniVideoCredentials,
-		// Wait for Callback: Omni Video calls this execution's resume URL ($execution.resumeUrl).
-		webhooks: [outcomeWebhook({ path: '', restartWebhook: true })],
+		// Wait for Callback: Omni Video calls this execution's resume URL with our own path
+		// ($execution.resumeUrl + '/omni-video'): a Wait node's path is '', so neither takes the other's calls.
+		webhooks: [outcomeWebhook({ path: video.RESUME_PATH, restartWebhook: true })],
 		properties: [
 			{
 				displayName: 'Resource',

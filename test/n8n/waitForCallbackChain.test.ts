@@ -214,31 +214,3 @@ describe('Wait for Callback with more rows than the plan runs at once', () => {
 		}, 60_000);
 	});
 });
-
-describe('reading a row back in webhook()', () => {
-	it('gives the same values through n8n’s per-item resolution and through evaluateExpression (versions without it)', async () => {
-		const { loadPackage, makeWorkflow } = await import('../support/n8n/engine');
-		const { WebhookContext } = await import('n8n-core');
-		const { createRunExecutionData } = await import('n8n-workflow');
-		const { webhookParameterReader } = await import('../../nodes/OmniVideo/actions/video/createItemJob');
-		const pkg = await loadPackage();
-		const generate = callbackGenerateNode({ duration: '={{ $json.seconds }}', options: { expectedRenderSeconds: '={{ $json.seconds * 10 }}' } });
-		const workflow = makeWorkflow(pkg, workflowOf([generate], {}));
-		const node = workflow.getNode('Generate')!;
-		const input = itemsOf({ prompt: 'first', seconds: 4 }, { prompt: 'second', seconds: 8 });
-		// A parked execution as n8n reads it back: this node on the stack with its input items.
-		const parked = createRunExecutionData({ executionData: { nodeExecutionStack: [{ node, data: { main: [input] }, source: null }] } });
-		const context = new WebhookContext(workflow, node, { executionId: '1' } as never, 'manual', {} as never, [], parked);
-		const perItem = webhookParameterReader(context);
-		// A context with IWebhookFunctions' public methods only (no per-item resolution).
-		const publicOnly = {
-			getNodeParameter: context.getNodeParameter.bind(context),
-			evaluateExpression: context.evaluateExpression.bind(context),
-		} as unknown as typeof context;
-		const byExpression = webhookParameterReader(publicOnly);
-		for (const read of [perItem, byExpression]) {
-			expect([read('prompt', 1), read('duration', 1), read('resolution', 1), read('source', 1)]).toEqual(['second', 8, '720P', 'none']);
-			expect(read('options', 0, {})).toEqual({ expectedRenderSeconds: 40 });
-		}
-	});
-});

@@ -135,6 +135,7 @@ export class N8nTestInstance {
 	}
 
 	async stop(): Promise<void> {
+		for (const timer of this.wakeTimers) clearTimeout(timer);
 		this.server.closeAllConnections();
 		await new Promise<void>((resolve) => this.server.close(() => resolve()));
 		shutdownEngine();
@@ -191,8 +192,28 @@ export class N8nTestInstance {
 	async waitTimeUp(executionId: string): Promise<Execution> {
 		const execution = this.executions.get(executionId);
 		if (!execution?.run || execution.status !== 'waiting') throw new Error(`Execution ${executionId} is not waiting`);
+		execution.status = 'running';
 		await this.run(execution, structuredClone(execution.run.data));
 		return execution;
+	}
+
+	/**
+	 * n8n's WaitTracker wakes a waiting execution when its wait time passes; it polls every 60 s, so
+	 * up to that late (`waitTrackerLateMs`, 0 by default: at the moment itself). Off: never.
+	 */
+	waitTracker: { on: boolean; lateMs: number } = { on: true, lateMs: 0 };
+	private readonly wakeTimers = new Set<NodeJS.Timeout>();
+
+	private scheduleWake(execution: ExecutionRecord, run: IRun): void {
+		if (!this.waitTracker.on || !run.waitTill) return;
+		const delay = Math.max(0, run.waitTill.getTime() - Date.now()) + this.waitTracker.lateMs;
+		const timer = setTimeout(() => {
+			this.wakeTimers.delete(timer);
+			// Still parked at that same step (a callback may have resumed it meanwhile).
+			if (execution.status !== 'waiting' || execution.run !== run) return;
+			void this.waitTimeUp(execution.id).catch(() => undefined);
+		}, Math.min(delay, 2 ** 31 - 1));
+		this.wakeTimers.add(timer);
 	}
 
 	/** Executions started by this workflow's trigger. */
@@ -240,6 +261,7 @@ export class N8nTestInstance {
 			// custom data goes to the execution_metadata table, which keeps 10 keys of 512 characters.
 			storedAsN8nDoes(run.data.resultData);
 			execution.status = 'waiting';
+			this.scheduleWake(execution, run);
 			return;
 		}
 		execution.status = run.status === 'success' ? 'success' : 'error';
@@ -269,13 +291,27 @@ export class N8nTestInstance {
 		if (execution.status === 'running') return void res.status(409).json({ message: `The execution "${executionId}" is running already.` });
 		if (execution.status !== 'waiting') return void res.status(409).json({ message: `The execution "${executionId}" has finished already.` });
 
+		const parkedRun = execution.run;
 		const { data, lastNode } = resumeDataOf(execution.run!);
 		const pkg = this.webhookProcesses.length > 0 ? this.webhookProcesses[this.nextWebhookProcess++ % this.webhookProcesses.length] : this.engine.pkg;
 		const workflow = makeWorkflow(pkg, execution.workflow);
-		const { description } = webhookOf(pkg.nodeTypes, execution.workflow, lastNode, true, req.method ?? 'POST', suffix);
+		let description: IWebhookDescription;
+		try {
+			({ description } = webhookOf(pkg.nodeTypes, execution.workflow, lastNode, true, req.method ?? 'POST', suffix));
+		} catch {
+			// WaitingWebhooks: no restart webhook of the waiting node on this path and method.
+			return void res.status(404).json({ message: `The workflow for execution "${executionId}" does not contain a waiting webhook with a matching path/method.` });
+		}
 		const { result, extra } = await this.callWebhook(execution, workflow, lastNode, description, req, res, data);
+		if (result.workflowData === undefined) return void answerIfSilent(res, result);
+		// n8n 2.x resumes atomically (ActiveExecutions: updateExistingExecution with requireStatus
+		// 'waiting'): when another call resumed the execution meanwhile, this one fails (500) and
+		// what its webhook() wrote is thrown away. The caller is answered only once the resume started.
+		if (execution.status !== 'waiting' || execution.run !== parkedRun) {
+			return void res.status(500).json({ message: 'There was a problem executing the workflow' });
+		}
+		execution.status = 'running';
 		answerIfSilent(res, result);
-		if (result.workflowData === undefined) return;
 		call.executionId = execution.id;
 		continueWith(data, result.workflowData);
 		await this.run(execution, data, extra);

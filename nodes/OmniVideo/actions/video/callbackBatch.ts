@@ -1,86 +1,101 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IRunExecutionData, IWebhookFunctions } from 'n8n-workflow';
+import type { JobRecord } from '../../../../core';
+import type { ItemJobPlan } from './createItemJob';
 
 /**
- * What a parked Generate node must remember until its callbacks come: each item's job id, or why
- * its job could not be created, or, for a row whose job is made later (when a job of the batch
- * ends and frees its place), a few characters of its idempotency key, against which webhook()
- * checks the row it reads back; and when the jobs made before the park should end. A parked execution keeps its
- * custom data (`$execution.customData`) but drops the node's own output, so the batch is written
- * there. n8n cuts every value at 512 characters and keeps at most 10 keys per execution: the batch
- * is split into values of at most 512 characters, header included, over at most 6 keys (the rest
- * stay free for the user's own custom data).
+ * One row of a Wait for Callback batch, the same record from the park to the end: its plan until
+ * its job is made, then its job, then how the job ended (or why it has none).
  */
-export interface CallbackBatch {
-	nodeId: string;
-	/** The node's run index in its execution (a loop runs it again): part of every row's key. */
+export interface BatchRow {
+	/** The create still to send (read and checked once, in the first execute()). */
+	plan?: ItemJobPlan;
+	job?: string;
+	/** When the job should end, by the estimate (ms since the epoch). */
+	endAt?: number;
+	/** The render time the create was given (ms): how late counts as overdue. */
+	renderMs?: number;
+	/** The process that made the job (its limiter holds the job's place; see PROCESS_MARK). */
+	by?: string;
+	/** When the job was last looked up. */
+	lookedAt?: number;
+	ended?: JobRecord;
+	/** An unsigned callback said it ended: the next step looks it up before believing it. */
+	confirm?: boolean;
+	/** The create was sent and its outcome is unknown (ms since the epoch): never sent again. */
+	doubt?: number;
+	/** The row has no job: its item, saying why. */
+	error?: IDataObject;
+}
+
+/** A callback as webhook() recorded it; the next step of the batch decides what it means. */
+export interface HeardCallback {
+	job: string;
+	/** The signature held: the body is the job's state. Unsigned, it is only a hint to look. */
+	signed: boolean;
+	/** The job as the signed callback gave it. */
+	record?: JobRecord;
+	/** The row the callback URL named (a create in doubt whose job this binds). */
+	row?: number;
+	at: number;
+}
+
+/**
+ * A batch as the node keeps it in its execution context (`getContext('node')`): saved with the
+ * waiting execution, read by whichever process resumes it, no size cap but the execution's.
+ */
+export interface ParkedBatch {
+	/** The node's run index when the batch started: part of every row's key (continuations are new runs). */
 	runIndex: number;
-	/** When every job made before the park should have ended, by the estimates (ms since the epoch). */
-	expectedEndAtMs: number;
-	/** In item order: the job id, why that item's job was not created (an error kind), or the row's key check. */
-	entries: CallbackBatchEntry[];
+	/** Limit Wait Time, as a moment (ms since the epoch). */
+	limitAt: number;
+	rows: BatchRow[];
+	/** Steps run so far: a parked copy with fewer is one a resume has not reached yet. */
+	step?: number;
+	/** Callbacks webhook() recorded since the last step. */
+	heard: HeardCallback[];
 }
 
-export type CallbackBatchEntry = { jobId: string } | { failedKind: string } | { pendingKey: string };
-
-/** The characters of a pending row's idempotency key kept to check it (hex: 16⁶ values). */
-export const PENDING_KEY_CHARS = 6;
-
-/** The check kept for a pending row: the end of its key's hex digest. */
-export function pendingKeyCheck(idempotencyKey: string): string {
-	return idempotencyKey.slice(-PENDING_KEY_CHARS);
-}
-
-export const MAX_CALLBACK_ITEMS = 50;
 const KEY = 'omniVideoBatch';
-/** n8n's limit on one custom data value. */
-const VALUE_CHARS = 512;
-const MAX_KEYS = 6;
-const FAILED = '!';
-const PENDING = '~';
 
-function chunkKey(index: number): string {
-	return index === 0 ? KEY : `${KEY}${index + 1}`;
+/** The restart webhook's path: a Wait node (path '') parked later cannot take our callbacks, nor we its. */
+export const RESUME_PATH = 'omni-video';
+
+/** A mark of this loaded copy of the node: another process (or this one restarted) has another. */
+export const PROCESS_MARK = Math.random().toString(36).slice(2, 10);
+
+export function batchIn(nodeContext: IDataObject): ParkedBatch | undefined {
+	const batch = nodeContext[KEY] as ParkedBatch | undefined;
+	return batch && typeof batch === 'object' && Array.isArray(batch.rows) ? batch : undefined;
 }
 
-/** The batch as custom data entries, or undefined when it does not fit. */
-export function encodeCallbackBatch(batch: CallbackBatch): Record<string, string> | undefined {
-	const body = batch.entries
-		.map((entry) =>
-			'jobId' in entry ? entry.jobId : 'pendingKey' in entry ? PENDING + entry.pendingKey : FAILED + entry.failedKind.replace(/[^a-z_]/g, ''),
-		)
-		.join(',');
-	// The header names the key count, so its length depends on it: try each count until one fits.
-	for (let keys = 1; keys <= MAX_KEYS; keys++) {
-		const header = `${batch.nodeId}|${keys}|${Math.ceil(batch.expectedEndAtMs / 1000)}|${batch.runIndex}|`;
-		const firstChars = VALUE_CHARS - header.length;
-		if (firstChars <= 0) return undefined;
-		if (body.length > firstChars + (keys - 1) * VALUE_CHARS) continue;
-		const entries: Record<string, string> = { [chunkKey(0)]: header + body.slice(0, firstChars) };
-		for (let index = 1; index < keys; index++) {
-			const from = firstChars + (index - 1) * VALUE_CHARS;
-			entries[chunkKey(index)] = body.slice(from, from + VALUE_CHARS);
-		}
-		return entries;
-	}
-	return undefined;
+export function storeBatch(context: IExecuteFunctions, batch: ParkedBatch | undefined): void {
+	const nodeContext = context.getContext('node');
+	if (batch) nodeContext[KEY] = batch;
+	else delete nodeContext[KEY];
 }
 
-/** The batch the given node parked with, read back from the execution's custom data. */
-export function decodeCallbackBatch(customData: IDataObject, nodeId: string): CallbackBatch | undefined {
-	const head = customData[chunkKey(0)];
-	if (typeof head !== 'string') return undefined;
-	const [owner, count, expectedEndSeconds, runIndex] = head.split('|', 4);
-	if (owner !== nodeId || runIndex === undefined || !/^\d+$/.test(runIndex)) return undefined;
-	let body = head.slice(owner.length + count.length + expectedEndSeconds.length + runIndex.length + 4);
-	for (let index = 1; index < Number(count); index++) {
-		const chunk = customData[chunkKey(index)];
-		if (typeof chunk !== 'string') return undefined;
-		body += chunk;
-	}
-	const entries = body
-		.split(',')
-		.map((entry): CallbackBatchEntry =>
-			entry.startsWith(FAILED) ? { failedKind: entry.slice(1) } : entry.startsWith(PENDING) ? { pendingKey: entry.slice(1) } : { jobId: entry },
-		);
-	return { nodeId, runIndex: Number(runIndex), expectedEndAtMs: Number(expectedEndSeconds) * 1000, entries };
+/**
+ * The parked node's context as webhook() finds it: n8n builds the webhook's context over the
+ * stored execution (WebhookContext's protected `runExecutionData`), and resumes with that very
+ * object (WebhookHelpers.prepareExecutionData), so what webhook() appends there is what the next
+ * step reads. Not in n8n-workflow's types: checked at run time.
+ */
+export function parkedNodeContext(context: IWebhookFunctions): IDataObject | undefined {
+	const internal = context as unknown as { runExecutionData?: IRunExecutionData | null };
+	const contextData = internal.runExecutionData?.executionData?.contextData;
+	if (!contextData || typeof contextData !== 'object') return undefined;
+	return (contextData as Record<string, IDataObject>)[`node:${context.getNode().name}`];
+}
+
+export function parkedBatch(context: IWebhookFunctions): ParkedBatch | undefined {
+	const nodeContext = parkedNodeContext(context);
+	return nodeContext ? batchIn(nodeContext) : undefined;
+}
+
+export function runningRows(batch: ParkedBatch): BatchRow[] {
+	return batch.rows.filter((row) => row.job !== undefined && row.ended === undefined);
+}
+
+export function isOver(batch: ParkedBatch): boolean {
+	return batch.rows.every((row) => row.ended !== undefined || row.error !== undefined || (row.doubt !== undefined && row.job === undefined));
 }

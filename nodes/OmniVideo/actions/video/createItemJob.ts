@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import {
 	validateGenerateInput,
 	type GeneratedJob,
@@ -107,33 +107,6 @@ export async function sendItemJob(
 /** The reader execute() uses: n8n's getNodeParameter for the item. */
 export function executeParameterReader(context: IExecuteFunctions): ParameterReader {
 	return (name, itemIndex, fallback) => context.getNodeParameter(name, itemIndex, fallback);
-}
-
-/**
- * The reader a waiting execution's webhook() uses for any item. n8n builds the webhook's context
- * over the parked execution, whose node stack still holds this node's input items
- * (n8n-core WebhookContext: `connectionInputData = nodeExecutionStack[0].data.main[0]`, n8n 1.x
- * and 2.x), but IWebhookFunctions.getNodeParameter reads item 0 only. The contexts' common base
- * resolves any item with `_getNodeParameter(name, itemIndex, fallback)`, the very code
- * getNodeParameter(name, itemIndex) runs in execute(); where a version lacks it, each raw value
- * is resolved with evaluateExpression(expression, itemIndex), which IWebhookFunctions offers.
- * The caller checks the result against the key execute() noted, so a difference never makes a
- * job from other values than execute() read.
- */
-export function webhookParameterReader(context: IWebhookFunctions): ParameterReader {
-	// A protected member of n8n-core's NodeExecutionContext (not in n8n-workflow's types).
-	const internal = context as unknown as { _getNodeParameter?: (name: string, itemIndex: number, fallback?: unknown) => unknown };
-	const resolveItem = internal._getNodeParameter;
-	if (typeof resolveItem === 'function') return (name, itemIndex, fallback) => resolveItem.call(context, name, itemIndex, fallback);
-	const resolveRaw = (raw: unknown, itemIndex: number): unknown => {
-		if (typeof raw === 'string' && raw.startsWith('=')) return context.evaluateExpression(raw.slice(1), itemIndex);
-		if (Array.isArray(raw)) return raw.map((value) => resolveRaw(value, itemIndex));
-		if (raw && typeof raw === 'object') {
-			return Object.fromEntries(Object.entries(raw as IDataObject).map(([key, value]) => [key, resolveRaw(value, itemIndex)]));
-		}
-		return raw;
-	};
-	return (name, itemIndex, fallback) => resolveRaw(context.getNodeParameter(name, fallback, { rawExpressions: true }), itemIndex);
 }
 
 /** Reads the item's fields, uploads a binary source first, and creates its job once. */

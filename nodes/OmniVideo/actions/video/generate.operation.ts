@@ -4,7 +4,8 @@ import { isToolExecution } from '../../../shared/n8nHost';
 import { jobItem, jobJson, videoField, videoFieldProperty } from '../../../shared/jobOutput';
 import { forEachItem } from '../../../shared/forEachItem';
 import { createItemJob } from './createItemJob';
-import { parkForCallbacks } from './waitForCallback';
+import { continueForCallbacks, parkForCallbacks } from './waitForCallback';
+import { isContinuation } from './parkContinuation';
 import { DEFAULT_DURATION_SECONDS, DEFAULT_RESOLUTION, GENERATE_LIMITS, isTerminal, jobFailedError } from '../../../../core';
 import { callbackFallback, type CallbackFallback } from './callbackFallback';
 
@@ -195,6 +196,11 @@ export const description = updateDisplayOptions({ show: { resource: ['video'], o
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	if (this.getNodeParameter('waitMode', 0) === 'callback' && !isToolExecution(this)) {
 		let fallback = await callbackFallback(this);
+		// A parked batch's next step (after a callback or its wait time), on whatever process runs it.
+		if (!fallback && isContinuation(this)) {
+			const next = await continueForCallbacks.call(this);
+			if (next) return next;
+		}
 		if (!fallback) {
 			const parked = await parkForCallbacks.call(this);
 			if (Array.isArray(parked)) return parked;

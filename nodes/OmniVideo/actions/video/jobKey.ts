@@ -58,19 +58,6 @@ export function keyScopeOf(context: IExecuteFunctions): KeyScope {
 }
 
 /**
- * The scope read back from a parked execution's custom data (a callback's webhook()): the origin
- * noted by execute(), or the execution itself when n8n dropped the note (10 keys at most).
- */
-export function parkedKeyScope(
-	customData: Record<string, unknown>,
-	executionId: string,
-	parked: { nodeId: string; workflowId: string; runIndex: number },
-): KeyScope {
-	const noted = customData[RUN_OF];
-	return { origin: typeof noted === 'string' && noted !== '' ? noted : executionId, ...parked };
-}
-
-/**
  * The idempotency key of one item's job. By default: the run it belongs to (runOrigin), the node,
  * the item and its input, so that every way n8n runs this node again for the same execution gets
  * the job made before (from the service, which remembers a key 24 h). With Reuse a Job Made From

@@ -1,65 +1,80 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { isTerminal, parseJob, type JobRecord } from '../../../../core';
 import { omniVideoClient } from '../../../shared/n8nHost';
 import { callbackRequestOf, respond, respondRefused } from '../../../shared/webhookRequest';
-import { decodeCallbackBatch, type CallbackBatch } from './callbackBatch';
-import { batchItems, batches, followParked, makeNextRows, rowNamed } from './callbackRows';
-
-/** Lookups of jobs in doubt run after the answer, but not for longer than this. */
-const RECONCILE_BUDGET_MS = 60_000;
+import { parkedBatch, type HeardCallback, type ParkedBatch } from './callbackBatch';
 
 /**
- * Wait for Callback, second half: a callback reached this execution's resume URL. Only a
- * confirmed callback (valid signature, or the job re-read with our key) counts. It is answered at
- * once; then the place the job freed goes to the next row not yet made (its create waits for the
- * limiter), and jobs in doubt, if any, are looked up (see CallbackChain). The execution resumes,
- * exactly once, when every row's job has ended, with one item per input item; a failed job is an
- * item with status "failed" (a resumed node cannot fail the run).
+ * Resumes this process started, by execution: the parked step each one was for. A second callback
+ * reaching this process before the resume has run reads the same stored execution (its step not
+ * yet run): resuming again would fail on n8n 2.x (one resume wins; the other caller gets a 500)
+ * and run the batch twice at once on 1.x. It is answered 503 with Retry-After instead: on the
+ * service's documented reading it comes again, once the step has run; on the strictest reading it
+ * is not, and the step looks the job up when it is overdue.
+ */
+const resuming = new Map<string, number>();
+const RETRY_AFTER_S = 5;
+
+function rowNamed(context: IWebhookFunctions): number | undefined {
+	const named = (context.getQueryData() as IDataObject).row;
+	return typeof named === 'string' && /^\d{1,6}$/.test(named) ? Number(named) : undefined;
+}
+
+/** Whether the batch can place the job: one of its rows', or the job of a row whose create is in doubt. */
+function places(batch: ParkedBatch, jobId: string, row: number | undefined): boolean {
+	if (batch.rows.some((candidate) => candidate.job === jobId)) return true;
+	const named = row === undefined ? undefined : batch.rows[row];
+	return named !== undefined && named.job === undefined && named.doubt !== undefined;
+}
+
+/** Already known to the batch: the job ended in its records, or a callback for it waits for the step. */
+function alreadyHeard(batch: ParkedBatch, jobId: string): boolean {
+	return batch.rows.some((row) => row.job === jobId && row.ended !== undefined) || batch.heard.some((heard) => heard.job === jobId);
+}
+
+/**
+ * Wait for Callback, webhook(): a callback reached this execution's resume URL. It is only
+ * recorded, in the parked node context, and the execution resumed with it: the next step
+ * (execute(), callbackStep.ts) decides everything. Checked first, before anything costs a request:
+ * the job must be one of the batch's, and signed when the credential has a secret. Unsigned
+ * callbacks are not looked up here: the step confirms them. A copy of a callback already recorded
+ * is answered without resuming.
  */
 export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const batch = parkedBatch(this);
+	if (!batch) return respond(this, 410, { error: 'This execution is not waiting for Omni Video jobs' });
 	const executionId = this.getExecutionId();
-	// A batch this process follows needs nothing read back: every callback's work is quicker.
-	let followed = batches.get(executionId);
-	let parked: { batch: CallbackBatch; customData: IDataObject } | undefined;
-	if (!followed) {
-		const customData = (this.evaluateExpression('{{ $execution.customData.getAll() }}', 0) ??
-			{}) as IDataObject;
-		const batch = decodeCallbackBatch(customData, this.getNode().id);
-		if (!batch)
-			return respond(this, 410, { error: 'This execution is not waiting for Omni Video jobs' });
-		parked = { batch, customData };
+	let claimed: JobRecord;
+	try {
+		claimed = parseJob(this.getBodyData());
+	} catch {
+		return respond(this, 400, { error: 'The callback body is not an Omni Video job.' });
 	}
-
+	const row = rowNamed(this);
+	if (!places(batch, claimed.id, row)) {
+		return respond(this, 404, { error: `Job ${claimed.id} is not one this execution waits for`, jobId: claimed.id });
+	}
 	const { client, credentials } = await omniVideoClient(this);
-	// The batch as this process knows it, or as the custom data gives it, checked before the
-	// callback costs a request: only a job of the batch, or one a row still waits for, is looked up.
-	const known = followed ?? followParked(this, parked!.batch, parked!.customData);
-	const named = rowNamed(this);
-	const expects = (jobId: string) =>
-		known.chain.rowOf(jobId) !== undefined || (named !== undefined && known.chain.awaitsJob(named));
-	const outcome = await client.handleCallback({ ...callbackRequestOf(this, credentials), expects });
-	if (!outcome.accepted) return respondRefused(this, outcome);
-	followed ??= batches.get(executionId) ?? batches.open(executionId, known, Date.now());
-	const { chain } = followed;
-	const jobId = outcome.job.id;
-	if (chain.rowOf(jobId) === undefined) {
-		if (named === undefined || !chain.knowJob(named, jobId, false, Date.now())) {
-			return respond(this, 404, {
-				error: `Job ${jobId} is not one this execution waits for`,
-				jobId,
-			});
-		}
-		// A row made after the park by a process other than this one: callbacks reach both.
-		chain.markShared();
+	const request = callbackRequestOf(this, credentials);
+	let heard: HeardCallback;
+	if (request.secret) {
+		// Signed: verified here (no lookup unless the signature fails, and then it is refused).
+		const outcome = await client.handleCallback({ ...request, expects: () => true });
+		if (!outcome.accepted) return respondRefused(this, outcome);
+		heard = { job: outcome.job.id, signed: true, record: outcome.job, row, at: client.runtime.clock.now() };
+	} else {
+		if (!isTerminal(claimed)) return respond(this, 200, { received: true, jobId: claimed.id });
+		heard = { job: claimed.id, signed: false, row, at: client.runtime.clock.now() };
 	}
-	chain.record(outcome.job, Date.now(), 'callback');
-	respond(this, 200, { received: true, jobId });
-
-	await makeNextRows.call(this, followed, client);
-	await client.reconcileBatch(chain, { deadlineAtMs: Date.now() + RECONCILE_BUDGET_MS });
-	// Lookups may have found jobs ended (places freed) or left rows to make.
-	await makeNextRows.call(this, followed, client);
-	if (!chain.claimResume()) return { noWebhookResponse: true };
-	batches.close(executionId);
-	const items = await batchItems(this, chain);
-	return { noWebhookResponse: true, workflowData: [items] };
+	if (alreadyHeard(batch, heard.job)) return respond(this, 200, { received: true, jobId: heard.job, duplicate: true });
+	const step = batch.step ?? 0;
+	if (resuming.get(executionId) === step) {
+		return respond(this, 503, { error: `Execution ${executionId} is resuming already: deliver again in ${RETRY_AFTER_S} s`, jobId: heard.job }, { 'retry-after': String(RETRY_AFTER_S) });
+	}
+	resuming.set(executionId, step);
+	// Forget resumes of executions gone by (keeps the map small).
+	if (resuming.size > 10_000) resuming.delete(resuming.keys().next().value as string);
+	batch.heard.push(heard);
+	// n8n resumes with this very execution data and answers the caller once the resume has started.
+	return { workflowData: [[]], webhookResponse: { received: true, jobId: heard.job } };
 }

@@ -1,0 +1,149 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import {
+	createMayHaveMadeJob,
+	isTerminal,
+	jobSeenEnded,
+	type JobRecord,
+	type OmniVideoClient,
+} from '../../../../core';
+import { errorJson } from '../../../shared/nodeErrors';
+import { sendPlanned } from './createItemJob';
+import { isRefusedCallbackUrl } from './callbackFallback';
+import { PROCESS_MARK, RESUME_PATH, isOver, runningRows, storeBatch, type BatchRow, type ParkedBatch } from './callbackBatch';
+import { batchItems, parkedItems } from './callbackRows';
+import { parkWithContinuation } from './parkContinuation';
+
+/** A job is looked up once it is this share of its render time past its expected end (and then as often). */
+const LATE_SHARE = 0.5;
+/** Looked up at least this late, and at most this often (ms). */
+const MIN_LATE_MS = 1_000;
+
+/** What a step ends with: the node's output, or that the service refused the resume URL (the node polls). */
+export type StepResult = { output: INodeExecutionData[][] } | { refusedCallbackUrl: true } | { failed: unknown[] };
+
+function lateMs(row: BatchRow): number {
+	return Math.max(MIN_LATE_MS, LATE_SHARE * (row.renderMs ?? 0));
+}
+
+function ended(batch: ParkedBatch, job: JobRecord, client: OmniVideoClient): void {
+	for (const row of batch.rows) if (row.job === job.id && row.ended === undefined) row.ended = job;
+	jobSeenEnded(client.runtime, job);
+}
+
+/** The callbacks webhook() recorded: signed ones are the job's state; unsigned ones mark their job to look up. */
+function mergeHeard(batch: ParkedBatch, client: OmniVideoClient): void {
+	for (const heard of batch.heard) {
+		const bound = heard.row === undefined ? undefined : batch.rows[heard.row];
+		// A callback naming a row whose create was in doubt: the create made this job.
+		if (bound && bound.job === undefined && bound.doubt !== undefined && !batch.rows.some((row) => row.job === heard.job)) {
+			Object.assign(bound, { job: heard.job, endAt: heard.at, by: undefined });
+		}
+		if (heard.signed && heard.record && isTerminal(heard.record)) ended(batch, heard.record, client);
+		else for (const row of batch.rows) if (row.job === heard.job && row.ended === undefined) row.confirm = true;
+	}
+	batch.heard = [];
+	// Jobs that ended while other processes held the batch: their places are free here too.
+	for (const row of batch.rows) if (row.ended) client.runtime.limiter.jobEnded(row.ended.id);
+}
+
+/** Unsigned callbacks confirmed, and overdue jobs (their callback lost, refused or never sent) looked up. */
+async function lookUp(batch: ParkedBatch, client: OmniVideoClient, all = false): Promise<void> {
+	const now = client.runtime.clock.now();
+	const due = new Map<string, BatchRow>();
+	for (const row of runningRows(batch)) {
+		const late = now >= (row.endAt ?? 0) + lateMs(row) && (row.lookedAt === undefined || now - row.lookedAt >= lateMs(row));
+		if (all || row.confirm || late) due.set(row.job!, row);
+	}
+	await Promise.all(
+		[...due.keys()].map(async (jobId) => {
+			const rows = batch.rows.filter((row) => row.job === jobId);
+			try {
+				const job = client.runtime.endedJobs.recall(jobId) ?? (await client.getJob(jobId));
+				for (const row of rows) Object.assign(row, { lookedAt: client.runtime.clock.now(), confirm: false });
+				if (isTerminal(job)) ended(batch, job, client);
+			} catch {
+				// Looked at again at its next turn.
+				for (const row of rows) row.lookedAt = client.runtime.clock.now();
+			}
+		}),
+	);
+}
+
+/**
+ * Makes the rows still to make as places are free: this process's limiter's free places, less the
+ * batch's jobs other processes made (their places are held there, not here); one at least when
+ * nothing of the batch runs, so that something calls back. Each create is noted in the node's
+ * ledger before it leaves (sendPlanned): a create whose outcome is unknown is never sent again.
+ */
+async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: OmniVideoClient, resumeUrl: string, everyRow: boolean): Promise<unknown[]> {
+	const failures: unknown[] = [];
+	for (;;) {
+		const waiting = batch.rows.map((row, index) => ({ row, index })).filter(({ row }) => row.plan && row.job === undefined && row.error === undefined && row.doubt === undefined);
+		if (waiting.length === 0) return failures;
+		const running = runningRows(batch);
+		const elsewhere = running.filter((row) => row.by !== PROCESS_MARK).length;
+		const spare = everyRow ? waiting.length : Math.max(0, client.freeJobSlots() - elsewhere);
+		const take = Math.min(waiting.length, spare > 0 ? spare : running.length === 0 ? 1 : 0);
+		if (take === 0) return failures;
+		await Promise.all(
+			waiting.slice(0, take).map(async ({ row, index }) => {
+				const plan = row.plan!;
+				const sentAt = client.runtime.clock.now();
+				try {
+					const { created } = await sendPlanned.call(context, client, plan, false, `${resumeUrl}/${RESUME_PATH}?row=${index}`);
+					Object.assign(row, { job: created.job.id, endAt: sentAt + created.expectedMs, renderMs: created.expectedMs, by: PROCESS_MARK, plan: undefined });
+					// An earlier run's job, found again in our records, may have ended already.
+					if (isTerminal(created.job)) ended(batch, created.job, client);
+				} catch (error) {
+					failures.push(error);
+					if (isRefusedCallbackUrl(error)) row.error = { ...errorJson(error), refusedCallbackUrl: true };
+					else if (createMayHaveMadeJob(error)) Object.assign(row, { doubt: sentAt, plan: undefined });
+					else Object.assign(row, { error: errorJson(error), plan: undefined });
+				}
+			}),
+		);
+	}
+}
+
+/** When the batch must look without a callback: its earliest overdue moment, bounded by Limit Wait Time. */
+function nextLook(batch: ParkedBatch, nowMs: number): number {
+	const times = runningRows(batch).map((row) => Math.max((row.endAt ?? nowMs) + lateMs(row), (row.lookedAt ?? 0) + lateMs(row)));
+	// Rows wait for a place that other work holds: look again after a short while.
+	if (batch.rows.some((row) => row.plan && row.job === undefined && row.error === undefined)) times.push(nowMs + 30_000);
+	return Math.max(nowMs + MIN_LATE_MS, Math.min(batch.limitAt, ...times));
+}
+
+/**
+ * One step of a Wait for Callback batch, on whatever process runs the node: what webhook()
+ * recorded is merged, jobs that need it are looked up, the next rows are made, and the batch
+ * either ends (one item per input item) or parks again until its next callback or the moment it
+ * must look without one. Every decision is made here; webhook() only records.
+ */
+export async function stepBatch(
+	context: IExecuteFunctions,
+	batch: ParkedBatch,
+	client: OmniVideoClient,
+	resumeUrl: string,
+	options: { first: boolean; everyRow?: boolean; failFast?: boolean },
+): Promise<StepResult> {
+	mergeHeard(batch, client);
+	await lookUp(batch, client);
+	const failures = await makeRows(context, batch, client, resumeUrl, options.everyRow ?? false);
+	if (options.first && batch.rows.every((row) => row.job === undefined) && batch.rows.some((row) => row.error?.refusedCallbackUrl)) {
+		storeBatch(context, undefined);
+		return { refusedCallbackUrl: true };
+	}
+	// A create failed and the user lets no error through: the run fails, nothing is parked.
+	if (options.failFast && failures.length > 0) return { failed: failures };
+	const now = client.runtime.clock.now();
+	batch.step = (batch.step ?? 0) + 1;
+	if (isOver(batch) || now >= batch.limitAt) {
+		// Time is up: what the service says now is each job's outcome (done, failed or still rendering).
+		if (!isOver(batch)) await lookUp(batch, client, true);
+		storeBatch(context, undefined);
+		return { output: [await batchItems(context, batch, resumeUrl)] };
+	}
+	storeBatch(context, batch);
+	await parkWithContinuation(context, new Date(nextLook(batch, now)));
+	return { output: [parkedItems(batch, resumeUrl)] };
+}

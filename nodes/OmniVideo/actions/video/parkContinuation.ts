@@ -1,0 +1,42 @@
+import type { IExecuteData, IExecuteFunctions, IRunExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+/** The marker on a continuation's stack entry (its `metadata`). */
+const MARK = 'omniVideoContinuation';
+
+/** Whether this run of the node is a continuation of a parked batch (see parkWithContinuation). */
+export function isContinuation(context: IExecuteFunctions): boolean {
+	const metadata = context.getExecuteData().metadata as Record<string, unknown> | undefined;
+	return typeof metadata?.[MARK] === 'number';
+}
+
+/**
+ * Parks the execution so that, however it wakes (a callback's resume or the wait time passing),
+ * this node's execute() runs again with the node context as stored. n8n resumes a waiting node by
+ * disabling it (a disabled node passes its input on) and running it; so the waiting entry's input
+ * is emptied (it passes nothing on, no child runs) and a copy of the entry, not disabled, with the
+ * original items, is put on the stack behind it: the engine puts the waiting entry back in front
+ * of the stack when execute() returns (WorkflowExecute.processRunExecutionData, n8n 1.x and 2.x).
+ * The stack is the execution context's protected `runExecutionData`, checked at run time.
+ */
+export async function parkWithContinuation(context: IExecuteFunctions, waitTill: Date): Promise<void> {
+	const internal = context as unknown as { runExecutionData?: IRunExecutionData };
+	const stack = internal.runExecutionData?.executionData?.nodeExecutionStack;
+	if (!Array.isArray(stack)) {
+		throw new NodeOperationError(context.getNode(), 'This n8n version does not let Wait for Callback park (no execution stack)', {
+			description: 'Choose Poll, or tell the node’s maintainers your n8n version',
+		});
+	}
+	const entry = context.getExecuteData();
+	const previous = (entry.metadata as Record<string, unknown> | undefined)?.[MARK];
+	const continuation: IExecuteData = {
+		// A copy: n8n sets `disabled` on the waiting entry's node object.
+		node: { ...entry.node, disabled: false },
+		data: { main: [context.getInputData().map((item) => ({ json: item.json, binary: item.binary, pairedItem: item.pairedItem }))] },
+		source: entry.source,
+		metadata: { ...(entry.metadata ?? {}), [MARK]: (typeof previous === 'number' ? previous : 0) + 1 } as IExecuteData['metadata'],
+	};
+	entry.data.main[0] = [];
+	stack.unshift(continuation);
+	await context.putExecutionToWait(waitTill);
+}
