@@ -20,14 +20,23 @@ const ROWS = 10;
 /** n8n's WaitTracker looks every 60 s; the batch's own follow-up adds a margin: past this it is stuck. */
 const PATIENCE_MS = 600_000;
 
-/** The execution once it has ended (success, error, crashed), or undefined after `timeoutMs`. */
-async function executionEnded(context: Context, id: string, timeoutMs: number): Promise<Execution | undefined> {
+/**
+ * The execution once it has succeeded or failed, or its last state after `timeoutMs`; and whether
+ * it was shown "crashed" meanwhile. n8n marks an execution crashed when it was running as the
+ * process stopped (here: a continuation resumed by a callback while n8n was shutting down), and its
+ * WaitTracker never wakes a crashed execution; a later callback still resumes it (waiting-webhooks
+ * refuses only running, failed and finished ones). So "crashed" is not the end here: the check
+ * waits on, and says so.
+ */
+async function executionEnded(context: Context, id: string, timeoutMs: number): Promise<{ execution?: Execution; crashedSeen: boolean }> {
 	let execution: Execution | undefined;
-	const ended = await waitUntil(`execution ${id} to end`, async () => {
-		execution = await context.n8n.execution(id).catch(() => undefined);
-		return execution !== undefined && ['success', 'error', 'crashed'].includes(execution.status);
-	}, timeoutMs, 500).then(() => true, () => false);
-	return ended ? execution : undefined;
+	let crashedSeen = false;
+	await waitUntil(`execution ${id} to end`, async () => {
+		execution = await context.n8n.execution(id).catch(() => execution);
+		if (execution?.status === 'crashed') crashedSeen = true;
+		return execution !== undefined && ['success', 'error'].includes(execution.status);
+	}, timeoutMs, 500).catch(() => undefined);
+	return { execution, crashedSeen };
 }
 
 export async function waitForCallbackAcrossRestart(context: Context, name = 'wfc-restart'): Promise<string> {
@@ -56,7 +65,8 @@ export async function waitForCallbackAcrossRestart(context: Context, name = 'wfc
 	const downMs = Date.now() - downFrom;
 	// This execution's own record, not the list's: right after a restart the list may show it with
 	// another status for a moment.
-	const finished = await executionEnded(context, parked.id, PATIENCE_MS);
+	const { execution: last, crashedSeen } = await executionEnded(context, parked.id, PATIENCE_MS);
+	const finished = last && ['success', 'error'].includes(last.status) ? last : undefined;
 
 	const figures = requestFigures(sandbox, { tag, key: keyLabel(name), from, rows: ROWS, speed: context.speed });
 	const jobs = jobsTagged(sandbox, tag);
@@ -70,8 +80,9 @@ export async function waitForCallbackAcrossRestart(context: Context, name = 'wfc
 	const lastEnd = jobs.length ? realTimeOf(sandbox, Math.max(...jobs.map((job) => job.endsAt))) : downFrom;
 	const ended = finished
 		? `execution ${finished.id} ${finished.status}, ${done} of ${ROWS} items done, ${seconds(Date.parse(finished.stoppedAt ?? '') - lastEnd)} after the last job ended; "After" ran ${downstreamRuns} time(s)`
-		: `execution ${parked.id} still not ended ${seconds(PATIENCE_MS)} after the restart`;
-	const evidence = `${ROWS} items, sandbox profile ${sandbox.service.profile}, ${unsigned ? 'unsigned callbacks' : 'signing secret'}: ${madeBeforeRestart} jobs made before the restart, n8n down ${seconds(downMs)}; ${ended}; jobs created per restart: ${figures.duplicates} (creates resent ${figures.createsResent}); ${describeFigures(figures, ROWS)}; ${attempts.length} deliveries, ${refused.length} not answered 200, ${lost} jobs whose callback never got through`;
+		: `execution ${parked.id} still ${last?.status ?? 'unknown'} ${seconds(PATIENCE_MS)} after the restart`;
+	const crashed = crashedSeen ? ' (n8n showed it "crashed" after the restart: a continuation was running as n8n stopped)' : '';
+	const evidence = `${ROWS} items, sandbox profile ${sandbox.service.profile}, ${unsigned ? 'unsigned callbacks' : 'signing secret'}: ${madeBeforeRestart} jobs made before the restart, n8n down ${seconds(downMs)}; ${ended}${crashed}; jobs created per restart: ${figures.duplicates} (creates resent ${figures.createsResent}); ${describeFigures(figures, ROWS)}; ${attempts.length} deliveries, ${refused.length} not answered 200, ${lost} jobs whose callback never got through`;
 
 	check(finished, `the batch did not end after the restart: ${evidence}`);
 	check(finished.status === 'success', `execution ${finished.status}: ${errorOf(finished, 'Generate Video')?.message}; ${evidence}`);
