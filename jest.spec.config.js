@@ -16,23 +16,6 @@ const SPEC_AWAITING_FIXES = [
 	// test/core/sharedKey.test.ts: 18 refused creates on spec against a bound of 16 (no X-RateLimit-*,
 	// no concurrency_limited to learn from): polling across processes is issue 24 item 4's.
 	{ test: "learns from the service's concurrency 429s how many places the others hold: at most 3 requests a job, every row done", branch: 'issue 24 item 4 (processes sharing a key learn only from bare 429s)' },
-	// test/n8n/waitForCallback.test.ts: these assume signed callbacks that are redelivered; on spec they must confirm by
-	// lookup, and a lost callback ends the item as 'unknown' at the bound rather than done (issue 23 item 3, still open)
-	{ test: "a failed job resumes as an item with status failed, the reason and the job id", branch: 'issue 23 item 3 / issue 24' },
-	{ test: "a batch of 10 (signed, secret: true) costs at most 1.1 requests a job; every callback answered at once, resumed once", branch: 'issue 23 item 3 / issue 24' },
-	{ test: "parks with the resume URL as callbackUrl and resumes once every job has ended, with the videos", branch: 'issue 23 item 3 / issue 24' },
-	{ test: "refuses a forged callback (bad signature) and stays parked; a late callback after the end gets 409", branch: 'issue 23 item 3 / issue 24' },
-	// test/n8n/waitForCallbackChain.test.ts: the same; and rows made from callbacks are found again by resending creates (issue 24)
-	{ test: "a callback delivered twice frees one place: no job is made twice and no create is sent twice", branch: 'issue 23 item 3 / issue 24' },
-	{ test: "a restart in the middle: rows made before it are found again by their key, none made twice", branch: 'issue 23 item 3 / issue 24' },
-	{ test: "a row that reads back differently (an expression on the time) is not made: its item says why", branch: 'issue 23 item 3 / issue 24' },
-	{ test: "callbacks spread over two webhook processes: every row made once, one resume", branch: 'issue 23 item 3 / issue 24' },
-	{ test: "every callback after the park: the rows are read back from the parked execution, each made once", branch: 'issue 23 item 3 / issue 24' },
-	{ test: "parked while other work held a place, it takes that place too once it is free", branch: 'issue 23 item 3 / issue 24' },
-	{ test: "parks after the plan’s places are taken, makes the rest from the callbacks: within 1.1× the plan’s limit at ≤ 1.1 requests a job", branch: 'issue 23 item 3 / issue 24' },
-	{ test: "with Continue On Fail, a row that cannot be made is an error item in its place; the others are made", branch: 'issue 23 item 3 / issue 24' },
-	// test/n8n/waitForCallbackQueue.test.ts: a refused callback is not delivered again on spec (issue 23 item 3, still open)
-	{ test: "resumes within 5 s (virtual) of the last job ending, one lookup at most for a job whose callback was refused", branch: 'issue 23 item 3 / issue 24' },
 ];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,5 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test harness, never shipped */
 import './environment';
+import { testNodeTypes } from './testNodes';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { BinaryDataService, ExecutionLifecycleHooks, PackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
@@ -51,6 +52,7 @@ export async function loadPackage(): Promise<LoadedPackage> {
 		// n8n also registers a "<name>Tool" type for AI agents that runs the same execute().
 		if ((loaded.type.description as { usableAsTool?: boolean }).usableAsTool) nodes.set(`${loader.packageName}.${name}Tool`, loaded.type);
 	}
+	for (const [name, type] of Object.entries(testNodeTypes)) nodes.set(name, type);
 	const credentials = new Map<string, ICredentialType>();
 	for (const [name, loaded] of Object.entries(loader.credentialTypes)) credentials.set(name, loaded.type);
 	const nodeTypes: INodeTypes = {

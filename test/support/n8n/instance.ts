@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test harness, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test harness, never shipped */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ExecutionLifecycleHooks } from 'n8n-core';
