@@ -5,7 +5,7 @@ import type { Execution, N8nServer } from './n8nServer';
 import { waitUntil } from './processes';
 import type { ExampleWorkflow } from './instance';
 import type { Credential, WorkflowJson } from './workflows';
-import { PLANS } from '../../core/types';
+import { PLANS, type PlanName } from '../../core/types';
 
 export interface Context {
 	version: string;
@@ -120,24 +120,25 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /**
- * A credential on a key of its own on the Pro account, Pro's limits scaled to `speed` (the
+ * A credential on a key of its own on the account of `plan` (Pro unless given), the plan's limits scaled to `speed` (the
  * sandbox's speed while it is used), with the signing secret when `signed`. The node's limiter
  * and the service's rate windows are per key: a batch on it neither waits on the requests the
  * earlier checks spent nor spends those of the checks after it. Concurrency stays the account's.
  */
-export async function credentialOnOwnKey(context: Context, label: string, options: { speed: number; signed: boolean }): Promise<Credential> {
+export async function credentialOnOwnKey(context: Context, label: string, options: { speed: number; signed: boolean; plan?: PlanName }): Promise<Credential> {
 	const stamp = Date.now().toString(36);
 	const apiKey = `omni_test_e2e_${label}_${stamp}`;
-	const added = await fetch(`${context.sandbox.url}/__sandbox/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: apiKey, account: 'acct_pro', label: `e2e-${label}` }) });
+	const plan = options.plan ?? 'pro';
+	const added = await fetch(`${context.sandbox.url}/__sandbox/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: apiKey, account: `acct_${plan}`, label: `e2e-${label}` }) });
 	if (!added.ok) throw new Error(`the sandbox did not add a key for ${label}: ${added.status}`);
 	const name = `e2e ${label} ${stamp}`;
 	const id = await context.n8n.createCredential(name, {
 		apiKey,
 		baseUrl: context.sandbox.url,
 		plan: 'custom',
-		requestsPerMinute: PLANS.pro.requestsPerMinute * options.speed,
-		requestsPerHour: PLANS.pro.requestsPerHour * options.speed,
-		concurrentJobs: PLANS.pro.concurrentJobs,
+		requestsPerMinute: PLANS[plan].requestsPerMinute * options.speed,
+		requestsPerHour: PLANS[plan].requestsPerHour * options.speed,
+		concurrentJobs: PLANS[plan].concurrentJobs,
 		...(options.signed ? { webhookSecret: context.sandbox.webhookSecret } : {}),
 		allowedHttpRequestDomains: 'all',
 	});

@@ -126,6 +126,17 @@ export class N8nServer {
 		for (const service of [...this.services].reverse()) await stopService(service);
 	}
 
+	/**
+	 * A single-process server stopped and started again on the same port, user folder and database,
+	 * as a deploy or a crash does: whatever a process keeps only in memory is gone. `name` names the
+	 * new process's log. The owner's session and API key live in the database and stay valid.
+	 */
+	async restart(name: string): Promise<void> {
+		await this.stop();
+		this.services.length = 0;
+		await this.waitReady(this.spawn(name, ['start']));
+	}
+
 	/** Waits for /healthz and then for the REST API, which comes up after the nodes are loaded. */
 	async waitReady(service: Service, timeoutMs = 180_000): Promise<void> {
 		await waitUntil(

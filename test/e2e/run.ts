@@ -4,7 +4,7 @@
  * run it. Each scenario prints one line of evidence; the run ends non-zero when one fails.
  *
  *   E2E_N8N_VERSIONS=2.8.4            (or --versions=2.8.4,1.123.50)  which n8n versions
- *   E2E_ONLY=name,name                (or --only=…)                    only these scenarios (queue-wait-for-callback-500-items runs only when named here)
+ *   E2E_ONLY=name,name                (or --only=…)                    only these scenarios
  *   E2E_QUEUE=0 / E2E_BROWSER=0       (or --no-queue, --no-browser)    skip queue mode / the browser check
  *   E2E_KNOWN_FAILING=name,name       failures of these are reported as expected, not fatal
  *   OMNI_VIDEO_E2E_CACHE=/path        the cache folder (default ~/.cache/omni-video-e2e)
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
 		}
 		if (enabled('queue', 'E2E_QUEUE')) {
 			const { runQueueMode } = await import('./queueMode');
-			await runQueueMode(version, tarball, runCheck, only);
+			await runQueueMode(version, tarball, runCheck);
 		}
 	}
 	const failed = outcomes.filter((outcome) => !outcome.ok && !outcome.expected);

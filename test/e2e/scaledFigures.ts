@@ -5,7 +5,7 @@
  */
 import type { Sandbox } from '../../sandbox';
 import { physicalLimit } from '../../bench/measure';
-import { PLANS } from '../../core/types';
+import { PLANS, type PlanName } from '../../core/types';
 import { waitUntil } from './processes';
 
 /** The sandbox's label of a key made by credentialOnOwnKey. */
@@ -35,7 +35,7 @@ export function jobsTagged(sandbox: Sandbox, tag: string) {
 }
 
 /** Figures for the batch whose prompts start with `tag`, sent on the key labelled `key`, since journal entry `from`. */
-export function requestFigures(sandbox: Sandbox, options: { tag: string; key: string; from: number; rows: number; speed: number }): RequestFigures {
+export function requestFigures(sandbox: Sandbox, options: { tag: string; key: string; from: number; rows: number; speed: number; plan?: PlanName }): RequestFigures {
 	const entries = sandbox.journal.slice(options.from).filter((entry) => entry.key === options.key && entry.path.startsWith('/api/'));
 	const creates = entries.filter((entry) => entry.path === '/api/v1/generate');
 	const lookups = entries.filter((entry) => entry.path.startsWith('/api/v1/jobs/'));
@@ -55,7 +55,7 @@ export function requestFigures(sandbox: Sandbox, options: { tag: string; key: st
 		rowsMade: firstOfRow.size,
 		duplicates: jobs.length - firstOfRow.size,
 		perJob: entries.length / options.rows,
-		limitMs: renders.length ? physicalLimit(renders, PLANS.pro).limitMs / options.speed : 0,
+		limitMs: renders.length ? physicalLimit(renders, PLANS[options.plan ?? 'pro']).limitMs / options.speed : 0,
 	};
 }
 
@@ -74,7 +74,7 @@ export async function jobsEnded(sandbox: Sandbox, timeoutMs = 300_000): Promise<
 	await waitUntil('the earlier jobs to end', async () => [...sandbox.jobs.all.values()].every((job) => job.endsAt <= sandbox.clock.now()), timeoutMs, 250);
 }
 
-/** The typical least time of `rows` 720P 4 s jobs on one Pro key (renders, or requests at two a job), in real ms at `speed`. */
-export function expectedLimitMs(rows: number, typicalRenderMs: number, speed: number): number {
-	return physicalLimit(Array.from({ length: rows }, () => typicalRenderMs), PLANS.pro).limitMs / speed;
+/** The typical least time of `rows` 720P 4 s jobs on one key of `plan` (renders, or requests at two a job), in real ms at `speed`. */
+export function expectedLimitMs(rows: number, typicalRenderMs: number, speed: number, plan: PlanName = 'pro'): number {
+	return physicalLimit(Array.from({ length: rows }, () => typicalRenderMs), PLANS[plan]).limitMs / speed;
 }

@@ -25,6 +25,7 @@ import {
 	type Context,
 } from './context';
 import { httpGetFile, omniVideo, triggerWorkflow, webhookWorkflow } from './workflows';
+import { waitForCallbackAcrossRestart } from './restartWaitForCallback';
 
 export interface Scenario {
 	name: string;
@@ -190,6 +191,12 @@ export const SCENARIOS: Scenario[] = [
 		async run(context) {
 			return waitForCallback(context, 'wait-for-callback-50-items', 50, 'signed', { ownKey: true });
 		},
+	},
+	{
+		// issues 23/24: a parked batch across an n8n restart; on `--service spec` the callbacks sent
+		// while n8n was down are lost: jobs created per restart 0, every item done, downstream once.
+		name: 'wait-for-callback-across-restart',
+		run: (context) => waitForCallbackAcrossRestart(context),
 	},
 	{
 		name: 'trigger-once-per-real-callback',

@@ -39,6 +39,11 @@ export function omniVideo(name: string, parameters: Record<string, unknown>, cre
 	return node(name, `${PACKAGE}.omniVideo`, 1, parameters, { credentials: { omniVideoApi: credential } });
 }
 
+/** A step that passes its items on: downstream of a node, its runs say how often the node's output went on. */
+export function noOp(name: string): WorkflowNode {
+	return node(name, 'n8n-nodes-base.noOp', 1, {});
+}
+
 export function httpGetFile(name: string, url: string): WorkflowNode {
 	return node(name, 'n8n-nodes-base.httpRequest', 4.2, { url, options: { response: { response: { responseFormat: 'file' } } } });
 }
