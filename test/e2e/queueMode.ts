@@ -36,7 +36,11 @@ export async function runQueueMode(version: string, tarball: string, runCheck: R
 		await runCheck(label, 'queue-poll-3x15-over-workers', () => scaledPoll(layout, { name: 'queue-poll' }));
 		await runCheck(label, 'queue-poll-3x15-over-workers-spec', async () => scaledPoll(layout, { name: 'queue-poll-spec', sandbox: await specSandbox() }));
 		await runCheck(label, 'queue-wait-for-callback-500-items', () => scaledWaitForCallback(layout, { name: 'queue-wfc-500', ...LARGE_BATCH, strict: false }));
-		await runCheck(label, 'queue-wait-for-callback-500-items-spec', async () => scaledWaitForCallback(layout, { name: 'queue-wfc-500-spec', ...LARGE_BATCH, strict: true, sandbox: await specSandbox() }));
+		// On the strict reading the spec sandbox runs at 4x, so 500 items take over 20 minutes: run by
+		// hand (named in E2E_ONLY), not in CI's time.
+		if ((process.env.E2E_ONLY ?? '').split(',').includes('queue-wait-for-callback-500-items-spec')) {
+			await runCheck(label, 'queue-wait-for-callback-500-items-spec', async () => scaledWaitForCallback(layout, { name: 'queue-wfc-500-spec', ...LARGE_BATCH, strict: true, sandbox: await specSandbox() }));
+		}
 		await runCheck(label, 'queue-wait-for-callback-resumes-on-another-worker', async () => {
 			let parkedOn = -1;
 			let executionId = '';

@@ -470,8 +470,10 @@ async function waitDeliveries(context: Context, jobId: string, count: number): P
 /**
  * Generate with Wait for Callback on `rows` items: the execution parks (status waiting, no
  * requests while it waits), the sandbox's real callbacks resume it once every job has ended, each
- * callback is answered at its first delivery, the resume follows the last job's end within 10 s,
- * and each job costs at most its create (signed) or its create and one lookup (no secret).
+ * callback is answered 200 or, while the node's previous step runs, by n8n's busy answers; the
+ * node after runs within 10 s of the last job's end (or, when a callback refused while busy is not
+ * delivered again, within the overdue bound); each job costs about its create (signed) or its
+ * create and one lookup (no secret).
  */
 export async function waitForCallback(
 	context: Context,
@@ -528,9 +530,23 @@ export async function waitForCallback(
 	check(wasParked, `the execution was not parked (status ${parked.status}): ${evidence}`);
 	check(finished.status === 'success', `execution ${finished.status}: ${errorOf(finished, 'Generate Video')?.message}; ${evidence}`);
 	check(items.length === rows && items.every((item) => item.json.status === 'done'), `items: ${items.map((item) => String(item.json.status)).join(',')}; ${evidence}`);
-	check(perJob <= (credential === 'signed' ? 1 : 2), `too many requests per job: ${evidence}`);
-	check(retried === 0, `callbacks were not answered at the first delivery: ${evidence}`);
-	check(resumeDelay <= 10_000, `resumed too late: ${evidence}`);
+	// A callback that reaches the execution while the node's previous step runs gets n8n's own
+	// answer (409 running, or 500/503 for a second resume at once) before our webhook() is called:
+	// the service delivers it again (docs/api.md's reading) or, delivered once (the spec's
+	// strictest), the node looks its job up once overdue: half its render time past its expected
+	// end, found by n8n's WaitTracker, which looks once a minute (docs/n8n-internals.md). Anything
+	// else refused (401, 404, 410) is a refused callback, never allowed.
+	const busy = (status: number | undefined) => status === 409 || status === 500 || status === 503;
+	const refusedOtherwise = attempts.filter((attempt) => attempt.status !== undefined && attempt.status !== 200 && !busy(attempt.status));
+	const lostWhileBusy = jobIds.filter((id) => {
+		const own = attempts.filter((attempt) => attempt.jobId === id);
+		return own.length > 0 && !own.some((attempt) => attempt.status === 200);
+	}).length;
+	const longestRenderMs = Math.max(...jobs.map((job) => job.endsAt - job.createdAt)) / SPEED;
+	const resumeBound = lostWhileBusy > 0 ? 0.5 * longestRenderMs + 70_000 : 10_000;
+	check(perJob <= (credential === 'signed' ? 1.1 : 2.1), `too many requests per job: ${evidence}`);
+	check(refusedOtherwise.length === 0, `callbacks were refused: ${evidence}`);
+	check(resumeDelay <= resumeBound, `resumed too late (bound ${seconds(resumeBound)}, ${lostWhileBusy} callback(s) never answered 200): ${evidence}`);
 	// A batch larger than the plan's places keeps them busy (issue 20's target 1.05×; the margin is
 	// for a loaded machine, where n8n's own latency is a larger share of renders sped up 10×).
 	check(rows <= PLANS.pro.concurrentJobs || wallOverLimit <= 1.1, `slower than 1.1× the plan's limit: ${evidence}`);
