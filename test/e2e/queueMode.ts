@@ -24,7 +24,8 @@ const SPEED = 4;
  */
 const LARGE_BATCH = { rows: 500, plan: 'premium', speed: 10 } as const;
 
-export async function runQueueMode(version: string, tarball: string, runCheck: RunCheck): Promise<void> {
+/** `named`: the checks E2E_ONLY names (a check run only by hand runs only when named). */
+export async function runQueueMode(version: string, tarball: string, runCheck: RunCheck, named: readonly string[] = []): Promise<void> {
 	const label = `[n8n ${version} queue mode, 2 webhook processes]`;
 	const layout = await startScaledLayout(version, tarball);
 	let spec: Sandbox | undefined;
@@ -38,7 +39,7 @@ export async function runQueueMode(version: string, tarball: string, runCheck: R
 		await runCheck(label, 'queue-wait-for-callback-500-items', () => scaledWaitForCallback(layout, { name: 'queue-wfc-500', ...LARGE_BATCH, strict: false }));
 		// On the strict reading the spec sandbox runs at 4x, so 500 items take over 20 minutes: run by
 		// hand (named in E2E_ONLY), not in CI's time.
-		if ((process.env.E2E_ONLY ?? '').split(',').includes('queue-wait-for-callback-500-items-spec')) {
+		if (named.includes('queue-wait-for-callback-500-items-spec')) {
 			await runCheck(label, 'queue-wait-for-callback-500-items-spec', async () => scaledWaitForCallback(layout, { name: 'queue-wfc-500-spec', ...LARGE_BATCH, strict: true, sandbox: await specSandbox() }));
 		}
 		await runCheck(label, 'queue-wait-for-callback-resumes-on-another-worker', async () => {

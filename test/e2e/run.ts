@@ -76,7 +76,7 @@ async function main(): Promise<void> {
 		}
 		if (enabled('queue', 'E2E_QUEUE')) {
 			const { runQueueMode } = await import('./queueMode');
-			await runQueueMode(version, tarball, runCheck);
+			await runQueueMode(version, tarball, runCheck, only);
 		}
 	}
 	const failed = outcomes.filter((outcome) => !outcome.ok && !outcome.expected);
