@@ -60,5 +60,5 @@ export { errorFromResponse, errorFromTransportFailure } from './errors/httpError
 
 // Callbacks.
 export type { CallbackRequest, CallbackOutcome } from './callbacks/callback';
-export { verifyWebhookSignature } from './callbacks/signature';
+export { verifyWebhookSignature, carriesSignature } from './callbacks/signature';
 export { DeliveryGuard, claimedOutcomeKey } from './callbacks/deliveryGuard';

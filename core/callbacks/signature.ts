@@ -20,6 +20,11 @@ function secretKey(secret: string): Buffer {
 	return Buffer.from(encoded, 'base64');
 }
 
+/** Whether a callback carries a signature at all (signed or not is the service's choice, docs/api.md#signatures). */
+export function carriesSignature(headers: Headers): boolean {
+	return headerValue(headers, 'webhook-signature') !== undefined;
+}
+
 /** One header, by name in any case; repeated values are joined as the HTTP list they are. */
 function headerValue(headers: Headers, name: string): string | undefined {
 	for (const [key, value] of Object.entries(headers)) {

@@ -64,12 +64,15 @@ describe('Wait for Callback: park, then resume through webhook()', () => {
 		const jobIds = parked.map((item) => String(item.json.jobId));
 		// Our own path after the resume URL (a Wait node's is ''), and the row the job is for.
 		jobIds.forEach((jobId, row) => expect(sandbox.jobs.all.get(jobId)?.body.callbackUrl).toBe(`${resumeUrl}/omni-video?row=${row}`));
+		// The items show the URL each job calls back, while parked and once done.
+		parked.forEach((item, row) => expect(item.json.callbackUrl).toBe(`${resumeUrl}/omni-video?row=${row}`));
 
 		const run = await finishedWithin(execution);
 		expect(run.status).toBe('success');
 		const items = outputOf(run, 'Generate');
 		expect(items.map((item) => item.json.jobId)).toEqual(jobIds);
 		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(items.map((item) => item.json.callbackUrl)).toEqual(jobIds.map((jobId) => sandbox.jobs.all.get(jobId)?.body.callbackUrl));
 		for (const item of items) {
 			expect(item.json).toMatchObject({ status: 'done', videoUrl: expect.any(String), creditsUsed: expect.any(Number) });
 			expect((await binaryBytes(item.binary!.video)).equals(SAMPLE_MP4)).toBe(true);

@@ -60,6 +60,21 @@ const KEY = 'omniVideoBatch';
 /** The restart webhook's path: a Wait node (path '') parked later cannot take our callbacks, nor we its. */
 export const RESUME_PATH = 'omni-video';
 
+/** The callback URL a row's job is made with: our own path under the resume URL, naming the row. */
+export function callbackUrlOf(resumeUrl: string, row: number): string {
+	return `${resumeUrl}/${RESUME_PATH}?row=${row}`;
+}
+
+/**
+ * The execution's data as n8n stored it, through the node context's protected `runExecutionData`
+ * (n8n-core's NodeExecutionContext; not in n8n-workflow's types): the stack execute() parks on,
+ * and the node contexts webhook() records in. Checked at run time by the callers.
+ */
+export function runExecutionDataOf(context: IExecuteFunctions | IWebhookFunctions): IRunExecutionData | undefined {
+	const internal = context as unknown as { runExecutionData?: IRunExecutionData | null };
+	return internal.runExecutionData ?? undefined;
+}
+
 /** A mark of this loaded copy of the node: another process (or this one restarted) has another. */
 export const PROCESS_MARK = Math.random().toString(36).slice(2, 10);
 
@@ -81,8 +96,7 @@ export function storeBatch(context: IExecuteFunctions, batch: ParkedBatch | unde
  * step reads. Not in n8n-workflow's types: checked at run time.
  */
 export function parkedNodeContext(context: IWebhookFunctions): IDataObject | undefined {
-	const internal = context as unknown as { runExecutionData?: IRunExecutionData | null };
-	const contextData = internal.runExecutionData?.executionData?.contextData;
+	const contextData = runExecutionDataOf(context)?.executionData?.contextData;
 	if (!contextData || typeof contextData !== 'object') return undefined;
 	return (contextData as Record<string, IDataObject>)[`node:${context.getNode().name}`];
 }
@@ -90,6 +104,11 @@ export function parkedNodeContext(context: IWebhookFunctions): IDataObject | und
 export function parkedBatch(context: IWebhookFunctions): ParkedBatch | undefined {
 	const nodeContext = parkedNodeContext(context);
 	return nodeContext ? batchIn(nodeContext) : undefined;
+}
+
+/** Whether a row waits for a place to have its job made (read, not yet sent, not refused). */
+export function waitsForPlace(row: BatchRow): boolean {
+	return row.plan !== undefined && row.job === undefined && row.error === undefined && row.doubt === undefined;
 }
 
 export function runningRows(batch: ParkedBatch): BatchRow[] {

@@ -1,17 +1,16 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { jobItem, jobJson, videoField } from '../../../shared/jobOutput';
 import { errorJson } from '../../../shared/nodeErrors';
-import { RESUME_PATH, type BatchRow, type ParkedBatch } from './callbackBatch';
+import { callbackUrlOf, type BatchRow, type ParkedBatch } from './callbackBatch';
 
 /** The row as shown while the execution waits (n8n drops it on resume). */
 function parkedJson(row: BatchRow, index: number, resumeUrl: string): INodeExecutionData {
+	const callbackUrl = callbackUrlOf(resumeUrl, index);
 	const json = row.error
 		? row.error
 		: row.job
-			? { jobId: row.job, status: row.ended?.status ?? 'queued', callbackUrl: `${resumeUrl}/${RESUME_PATH}` }
-			: row.doubt !== undefined
-				? { status: 'unknown', callbackUrl: resumeUrl }
-				: { status: 'waitingForPlace', callbackUrl: resumeUrl };
+			? { jobId: row.job, status: row.ended?.status ?? 'queued', callbackUrl }
+			: { status: row.doubt !== undefined ? 'unknown' : 'waitingForPlace', callbackUrl };
 	return { json, pairedItem: { item: index } };
 }
 
@@ -52,7 +51,7 @@ export async function batchItems(context: IExecuteFunctions, batch: ParkedBatch,
 		batch.rows.map(async (row, index): Promise<INodeExecutionData> => {
 			if (row.ended) {
 				try {
-					return await jobItem(context, row.ended, { field, itemIndex: index, extra: { callbackUrl: resumeUrl } });
+					return await jobItem(context, row.ended, { field, itemIndex: index, extra: { callbackUrl: callbackUrlOf(resumeUrl, index) } });
 				} catch (error) {
 					return { json: { ...jobJson(row.ended), ...errorJson(error) }, pairedItem: { item: index } };
 				}

@@ -9,7 +9,7 @@ import {
 import { errorJson } from '../../../shared/nodeErrors';
 import { sendPlanned } from './createItemJob';
 import { isRefusedCallbackUrl } from './callbackFallback';
-import { PROCESS_MARK, RESUME_PATH, isOver, runningRows, storeBatch, type BatchRow, type ParkedBatch } from './callbackBatch';
+import { PROCESS_MARK, callbackUrlOf, isOver, runningRows, storeBatch, waitsForPlace, type BatchRow, type ParkedBatch } from './callbackBatch';
 import { batchItems, parkedItems } from './callbackRows';
 import { parkWithContinuation } from './parkContinuation';
 
@@ -78,7 +78,7 @@ async function lookUp(batch: ParkedBatch, client: OmniVideoClient, all = false):
 async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: OmniVideoClient, resumeUrl: string, everyRow: boolean): Promise<unknown[]> {
 	const failures: unknown[] = [];
 	for (;;) {
-		const waiting = batch.rows.map((row, index) => ({ row, index })).filter(({ row }) => row.plan && row.job === undefined && row.error === undefined && row.doubt === undefined);
+		const waiting = batch.rows.map((row, index) => ({ row, index })).filter(({ row }) => waitsForPlace(row));
 		if (waiting.length === 0) return failures;
 		const running = runningRows(batch);
 		const elsewhere = running.filter((row) => row.by !== PROCESS_MARK).length;
@@ -90,7 +90,7 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 				const plan = row.plan!;
 				const sentAt = client.runtime.clock.now();
 				try {
-					const { created } = await sendPlanned.call(context, client, plan, false, `${resumeUrl}/${RESUME_PATH}?row=${index}`);
+					const { created } = await sendPlanned.call(context, client, plan, false, callbackUrlOf(resumeUrl, index));
 					Object.assign(row, { job: created.job.id, endAt: sentAt + created.expectedMs, renderMs: created.expectedMs, by: PROCESS_MARK, plan: undefined });
 					// An earlier run's job, found again in our records, may have ended already.
 					if (isTerminal(created.job)) ended(batch, created.job, client);
@@ -109,7 +109,7 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 function nextLook(batch: ParkedBatch, nowMs: number): number {
 	const times = runningRows(batch).map((row) => Math.max((row.endAt ?? nowMs) + lateMs(row), (row.lookedAt ?? 0) + lateMs(row)));
 	// Rows wait for a place that other work holds: look again after a short while.
-	if (batch.rows.some((row) => row.plan && row.job === undefined && row.error === undefined)) times.push(nowMs + 30_000);
+	if (batch.rows.some(waitsForPlace)) times.push(nowMs + 30_000);
 	return Math.max(nowMs + MIN_LATE_MS, Math.min(batch.limitAt, ...times));
 }
 

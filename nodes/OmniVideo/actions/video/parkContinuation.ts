@@ -1,5 +1,6 @@
-import type { IExecuteData, IExecuteFunctions, IRunExecutionData } from 'n8n-workflow';
+import type { IExecuteData, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
+import { runExecutionDataOf } from './callbackBatch';
 
 /** The marker on a continuation's stack entry (its `metadata`). */
 const MARK = 'omniVideoContinuation';
@@ -17,11 +18,10 @@ export function isContinuation(context: IExecuteFunctions): boolean {
  * is emptied (it passes nothing on, no child runs) and a copy of the entry, not disabled, with the
  * original items, is put on the stack behind it: the engine puts the waiting entry back in front
  * of the stack when execute() returns (WorkflowExecute.processRunExecutionData, n8n 1.x and 2.x).
- * The stack is the execution context's protected `runExecutionData`, checked at run time.
+ * The stack is the execution's own (runExecutionDataOf), checked at run time.
  */
 export async function parkWithContinuation(context: IExecuteFunctions, waitTill: Date): Promise<void> {
-	const internal = context as unknown as { runExecutionData?: IRunExecutionData };
-	const stack = internal.runExecutionData?.executionData?.nodeExecutionStack;
+	const stack = runExecutionDataOf(context)?.executionData?.nodeExecutionStack;
 	if (!Array.isArray(stack)) {
 		throw new NodeOperationError(context.getNode(), 'This n8n version does not let Wait for Callback park (no execution stack)', {
 			description: 'Choose Poll, or tell the node’s maintainers your n8n version',

@@ -1,5 +1,5 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-import { isTerminal, parseJob, type JobRecord } from '../../../../core';
+import { carriesSignature, isTerminal, parseJob, type JobRecord } from '../../../../core';
 import { omniVideoClient } from '../../../shared/n8nHost';
 import { callbackRequestOf, respond, respondRefused } from '../../../shared/webhookRequest';
 import { parkedBatch, type HeardCallback, type ParkedBatch } from './callbackBatch';
@@ -57,7 +57,7 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 	const { client, credentials } = await omniVideoClient(this);
 	const request = callbackRequestOf(this, credentials);
 	let heard: HeardCallback;
-	if (request.secret && request.headers['webhook-signature'] !== undefined) {
+	if (request.secret && carriesSignature(request.headers)) {
 		// Signed: verified here (no lookup unless the signature fails, and then it is refused).
 		// Unsigned with a secret set (a service that does not sign: the spec's strictest reading)
 		// is a hint only, like any unsigned callback: the step looks the job up before believing it.
