@@ -77,12 +77,13 @@ export function attemptFor(baseKey: string, earlier: CreateAttempt | undefined):
 	return { idempotencyKey: generationKey(baseKey, next), generation: next };
 }
 
-const cacheKey = (idempotencyKey: string) => `omni-video:create:${idempotencyKey}`;
+/** Attempts are kept by the input's base key (replaySafeKey), one record for every generation. */
+const cacheKey = (baseKey: string) => `omni-video:create:${baseKey}`;
 
 /** The earlier attempt of this step, if any. A cache Zapier cannot reach is no reason to fail. */
-export async function recallAttempt(z: ZObject, idempotencyKey: string): Promise<CreateAttempt | undefined> {
+export async function recallAttempt(z: ZObject, baseKey: string): Promise<CreateAttempt | undefined> {
 	try {
-		const found = (await connectionCache(z).get(cacheKey(idempotencyKey), CONNECTION_SCOPE)) as CreateAttempt | null;
+		const found = (await connectionCache(z).get(cacheKey(baseKey), CONNECTION_SCOPE)) as CreateAttempt | null;
 		return found && typeof found === 'object' && found.input ? found : undefined;
 	} catch (error) {
 		z.console.log(`Zapier's cache could not be read (${String(error)}): this step runs as a first attempt.`);
@@ -90,11 +91,11 @@ export async function recallAttempt(z: ZObject, idempotencyKey: string): Promise
 	}
 }
 
-export async function recordAttempt(z: ZObject, idempotencyKey: string, attempt: CreateAttempt): Promise<void> {
+export async function recordAttempt(z: ZObject, baseKey: string, attempt: CreateAttempt): Promise<void> {
 	try {
 		// Through JSON: the cache takes JSON values only, and fields left undefined are not.
 		const value = JSON.parse(JSON.stringify(attempt)) as CreateAttempt;
-		await connectionCache(z).set(cacheKey(idempotencyKey), value, ATTEMPT_MEMORY_SECONDS, CONNECTION_SCOPE);
+		await connectionCache(z).set(cacheKey(baseKey), value, ATTEMPT_MEMORY_SECONDS, CONNECTION_SCOPE);
 	} catch (error) {
 		z.console.log(`Zapier's cache could not be written (${String(error)}): a replay will upload and send anew.`);
 	}
