@@ -54,7 +54,8 @@ it('a delivery signed too long ago is refused with the reason, not dropped silen
 	const delivery = await deliveryOf(sandbox, 'An old postcard');
 	const old = { ...delivery, headers: { ...delivery.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600) } };
 	const bundle = { authData: authFor(sandbox.url, sandbox.keys.premium, { webhookSecret: sandbox.webhookSecret }), inputData: {}, ...hookBundle(old) };
-	expect(await halted(bundle)).toMatch(/Signature rejected: the delivery is 3600 s old/);
+	// 3601 when the second turns between signing and checking.
+	expect(await halted(bundle)).toMatch(/Signature rejected: the delivery is 360[01] s old/);
 });
 
 it('the editor\'s test of the trigger lists a sample job (performList)', async () => {
