@@ -1,4 +1,4 @@
-import { OmniVideoError, TransportError, isOmniVideoError } from '../errors/errors';
+import { OmniVideoError, RateLimitError, TransportError, isOmniVideoError } from '../errors/errors';
 
 /**
  * What our own records say of one create, by its idempotency key: the job it made, or that it
@@ -21,9 +21,13 @@ export interface JobLedger {
 /**
  * Whether a failed create may still have made a job: an answer from the service below 500 says
  * it did not (validation, credits, limits, auth); no answer, a cut answer or a 5xx leaves it open.
+ * A create refused here before it left (its turn would come too late, or it was cancelled while it
+ * waited) made nothing: a create once sent is never resent, so such an error comes before any send
+ * or after an answer that made nothing (a 429).
  */
 export function createMayHaveMadeJob(error: unknown): boolean {
 	if (error instanceof TransportError) return error.outcomeUnknown;
+	if (error instanceof RateLimitError || (isOmniVideoError(error) && error.code === 'cancelled')) return false;
 	if (isOmniVideoError(error)) return error.status === undefined || error.status >= 500;
 	return true;
 }

@@ -41,4 +41,26 @@ describe('the ledger: a run asked again gets its jobs from our own records, on a
 		expect(sent.creates()).toHaveLength(0);
 	});
 
+	it('a create refused here before it left (no turn in time, or cancelled while waiting) leaves no record: the next run sends it', async () => {
+		const { time, sent, client } = await coreSandbox({ sandbox: { service: 'spec' } });
+		const ledger = memoryLedger();
+		const input = { prompt: 'A kingfisher' };
+		// Nobody on the key sends for a minute (as after a 429 with Retry-After).
+		client.runtime.limiter.pause(60_000);
+		const deadlineAtMs = client.runtime.clock.now() + 5_000;
+		const refused = await time.run(client.generateVideo(input, { idempotencyKey: 'idem_ledger_3', ledger, deadlineAtMs })).catch((caught: unknown) => caught);
+		expect(refused).toMatchObject({ kind: 'rate_limit', code: 'rate_limited_locally' });
+		const controller = new AbortController();
+		const cancelled = client.generateVideo(input, { idempotencyKey: 'idem_ledger_3', ledger, signal: controller.signal }).catch((caught: unknown) => caught);
+		await time.advance(1_000);
+		controller.abort();
+		expect(await time.run(cancelled)).toMatchObject({ code: 'cancelled' });
+		expect(ledger.entries.size).toBe(0);
+		expect(sent.creates()).toHaveLength(0);
+
+		await time.advance(60_000);
+		const made = await time.run(client.generateVideo(input, { idempotencyKey: 'idem_ledger_3', ledger }));
+		expect(ledger.entries.get('idem_ledger_3')).toEqual({ jobId: made.job.id });
+		expect(sent.creates()).toHaveLength(1);
+	});
 });
