@@ -20,8 +20,9 @@ let n8n: N8nTestInstance;
 /** The reading of the service this run takes (see serviceReading.ts): same checks on each. */
 const reading = readingOfThisRun();
 /**
- * Reuse a Job Made From the Same Input across executions still rests on the service replaying a
- * key: no record of ours is shared by a new execution yet (docs/n8n-internals.md).
+ * Reuse a Job Made From the Same Input across manual runs rests on the service replaying a key:
+ * n8n saves no static data for a manual run, where production runs keep our records of the jobs
+ * Reuse made (docs/n8n-internals.md).
  */
 const onKeysReplayed = reading === 'default' ? it : it.skip;
 
@@ -184,7 +185,19 @@ describe('other ways n8n runs the node again', () => {
 		expect(jobsMade() - before).toBe(4);
 	}, 60_000);
 
-	onKeysReplayed('Reuse a Job Made From the Same Input: a new execution within the window gets the job already made', async () => {
+	it('Reuse a Job Made From the Same Input: a new production execution within the window gets the job already made, from our records', async () => {
+		const workflow = workflowOf([pollNode({ options: { reuseHours: 1 } })], {});
+		const rows = [{ prompt: 'Reused by a schedule, one' }, { prompt: 'Reused by a schedule, two' }];
+		const before = jobsMade();
+		const first = await (await n8n.execute(workflow, 'Generate', itemsOf(...rows), 'trigger')).finished;
+		const second = await (await n8n.execute(workflow, 'Generate', itemsOf(...rows), 'trigger')).finished;
+		expect(jobsMade() - before).toBe(2);
+		const ids = (run: typeof first) => outputOf(run, 'Generate').map((item) => item.json.jobId);
+		expect(ids(second)).toEqual(ids(first));
+		expect(outputOf(second, 'Generate').map((item) => item.json.reused)).toEqual([true, true]);
+	}, 60_000);
+
+	onKeysReplayed('Reuse a Job Made From the Same Input: a new manual execution within the window gets the job already made', async () => {
 		const workflow = workflowOf([pollNode({ options: { reuseHours: 1 } })], {});
 		const rows = [{ prompt: 'Reused one' }, { prompt: 'Reused two' }];
 		const before = jobsMade();

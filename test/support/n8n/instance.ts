@@ -254,7 +254,11 @@ export class N8nTestInstance {
 		extra: Partial<IWorkflowExecuteAdditionalData> = {},
 	): Promise<void> {
 		execution.status = 'running';
-		const run = await processExecution(this.engine, execution.workflow, execution.id, execution.mode, data, extra);
+		// Each run reads the workflow's stored static data; n8n saves it back when a run ends or
+		// parks, unless the run is a manual one (hookFunctionsSave: never a manual run's).
+		const stored = withStoredStaticData(execution.workflow);
+		const run = await processExecution(this.engine, stored, execution.id, execution.mode, data, extra);
+		if (execution.mode !== 'manual') saveStaticData(execution.workflow, stored.staticData);
 		execution.run = run;
 		if (run.waitTill) {
 			// n8n stores the parked execution now; only from here on do resume calls find it. Its
@@ -345,7 +349,7 @@ export class N8nTestInstance {
 					const execution = this.newExecution(workflowData, 'webhook');
 					const workflow = makeWorkflow(this.engine.pkg, withStoredStaticData(workflowData));
 					const { result, extra } = await this.callWebhook(execution, workflow, node.name, description, req, res, null);
-					saveStaticData(workflowData, workflow);
+					saveStaticData(workflowData, workflow.staticData);
 					answerIfSilent(res, result);
 					if (result.workflowData === undefined) {
 						this.executions.delete(execution.id);

@@ -1,4 +1,4 @@
-import type { IDataObject, IWorkflowBase, Workflow } from 'n8n-workflow';
+import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 
 /*
  * A workflow's static data as LiveWebhooks handles it: each call builds the workflow from the
@@ -12,10 +12,13 @@ export function withStoredStaticData(workflowData: IWorkflowBase): IWorkflowBase
 	return { ...workflowData, staticData: stored };
 }
 
-/** Saves the static data back when the node changed it, as n8n does after webhook(). */
-export function saveStaticData(workflowData: IWorkflowBase, workflow: Workflow): void {
-	if (workflow.staticData.__dataChanged !== true) return;
-	const saved = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
+/**
+ * Saves the static data a call or a run used back when a node changed it, as n8n does after
+ * webhook() and after a run (n8n's ObservableObject marks the object it wraps `__dataChanged`).
+ */
+export function saveStaticData(workflowData: IWorkflowBase, staticData: IDataObject | undefined): void {
+	if (staticData?.__dataChanged !== true) return;
+	const saved = JSON.parse(JSON.stringify(staticData)) as IDataObject;
 	delete saved.__dataChanged;
 	workflowData.staticData = saved;
 }

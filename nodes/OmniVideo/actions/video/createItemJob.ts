@@ -9,6 +9,7 @@ import {
 import { isLocalSandbox, isToolExecution, omniVideoClient } from '../../../shared/n8nHost';
 import { uploadFromBinary } from '../image/upload.operation';
 import { nodeJobLedger } from '../../../shared/nodeJobLedger';
+import { bothLedgers, reuseJobLedger } from '../../../shared/reuseJobLedger';
 import { itemJobKey, keyScopeOf, type KeyScope } from './jobKey';
 
 /** One item's job as created, with what the output item needs. */
@@ -143,7 +144,11 @@ export async function sendPlanned(
 		// until then; a job left to a callback may end unseen (n8n refuses callbacks until parked).
 		watched: watchedOverride ?? (this.getNodeParameter('waitMode', 0) === 'poll' || isToolExecution(this)),
 		callbackUrl,
-		// Every create execute() sends is noted where n8n's retries read it back (nodeJobLedger).
-		ledger: nodeJobLedger(this),
+		// Every create execute() sends is noted where n8n's retries read it back (nodeJobLedger);
+		// with Reuse, also where a later execution reads it (reuseJobLedger), unless its key names
+		// this execution's resume URL (Wait for Callback), which no other execution sends.
+		ledger: plan.reuseHours > 0 && !plan.resumeUrlAsCallback
+			? bothLedgers(nodeJobLedger(this), reuseJobLedger(this, plan.reuseHours * 3_600_000))
+			: nodeJobLedger(this),
 	});
 }
