@@ -51,7 +51,7 @@
  * server's webhook controller does.
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Piece } from '@activepieces/pieces-framework';
@@ -76,6 +76,11 @@ export function installPiece(packageDir = PIECE_PACKAGE_DIR): InstalledPiece {
 	mkdirSync(dirname(target), { recursive: true });
 	symlinkSync(packageDir, target, 'dir');
 	return { customPiecesPath, pieceName: manifest.name, pieceVersion: manifest.version };
+}
+
+/** Removes what installPiece made (the link to the package, not the package). */
+export function uninstallPiece(installed: InstalledPiece): void {
+	rmSync(installed.customPiecesPath, { recursive: true, force: true });
 }
 
 /** Loads the piece in this (the test's) process, for its metadata and its connection's validation. */

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- the Activepieces piece's test harness: n8n's rules for community nodes do not apply to it */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getPackageAliasForPiece } from '@activepieces/shared';
@@ -24,19 +24,25 @@ let sandbox: Sandbox;
 let tarball: string;
 const manifest = JSON.parse(readFileSync(join(PIECE_PACKAGE_DIR, 'package.json'), 'utf8')) as { name: string; version: string };
 
+/** The temporary folders these tests made, removed at the end. */
+const made: string[] = [];
+
 beforeAll(async () => {
 	sandbox = await startSandbox({ port: 0, speed: 40 });
 	const packDir = mkdtempSync(join(tmpdir(), 'ap-pack-'));
+	made.push(packDir);
 	execFileSync('npm', ['pack', '--pack-destination', packDir, '--silent'], { cwd: PIECE_PACKAGE_DIR, stdio: 'ignore' });
 	tarball = join(packDir, readdirSync(packDir).find((name) => name.endsWith('.tgz'))!);
 }, 120_000);
 afterAll(async () => {
 	await sandbox.close();
+	for (const folder of made.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
 /** A custom pieces folder with nothing in it yet, and where the piece's folder goes in it. */
 function emptyPiecesFolder(): { installed: InstalledPiece; pieceFolder: string } {
 	const customPiecesPath = mkdtempSync(join(tmpdir(), 'ap-instance-'));
+	made.push(customPiecesPath);
 	const pieceFolder = join(customPiecesPath, 'pieces', getPackageAliasForPiece({ pieceName: manifest.name, pieceVersion: manifest.version }));
 	mkdirSync(pieceFolder, { recursive: true });
 	return { installed: { customPiecesPath, pieceName: manifest.name, pieceVersion: manifest.version }, pieceFolder };

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- the Activepieces piece: n8n's rules for community nodes do not apply to it */
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { EngineServer, installPiece, newFlowRun, runActionStep, runStepThrough, type ActionStep, type EngineSettings, type InstalledPiece } from './engine';
+import { EngineServer, installPiece, uninstallPiece, newFlowRun, runActionStep, runStepThrough, type ActionStep, type EngineSettings, type InstalledPiece } from './engine';
 
 /**
  * Generate Video where a real Activepieces instance differs from one step in one process: the run
@@ -18,6 +18,7 @@ let installed: InstalledPiece;
 beforeAll(() => {
 	installed = installPiece();
 });
+afterAll(() => uninstallPiece(installed));
 
 const fast = { resolution: '720P', duration: 4, expectedSeconds: 1 };
 

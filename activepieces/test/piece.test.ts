@@ -5,7 +5,7 @@ import type { Piece } from '@activepieces/pieces-framework';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { GENERATE_LIMITS, PLANS, TYPICAL_RENDER_SECONDS } from '../../core';
 import { MAX_PRUNED_PER_STEP, RECORD_HOUR_MS, RECORD_KEPT_MS } from '../src/run/stepRecords';
-import { EngineServer, installPiece, loadPiece, newFlowRun, runActionStep, type ActionStep, type FlowRun, type InstalledPiece } from './engine';
+import { EngineServer, installPiece, uninstallPiece, loadPiece, newFlowRun, runActionStep, type ActionStep, type FlowRun, type InstalledPiece } from './engine';
 
 /**
  * The piece as Activepieces' engine runs it (./engine.ts): each run of a step in an engine
@@ -28,6 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
 	await sandbox.close();
+	uninstallPiece(installed);
 });
 
 /** The connection as the engine resolves it for a step: a custom auth's value. */

@@ -3,7 +3,7 @@ import { startSandbox, type Sandbox } from '../../sandbox';
 import { standardWebhookSignature } from '../../sandbox/signing';
 import type { ReceivedCallback } from '../../test/support/receiver';
 import { deliveriesOf, deliveryOf } from '../../test/support/callbackDelivery';
-import { EngineServer, installPiece, loadPiece, runTriggerHook, type InstalledPiece } from './engine';
+import { EngineServer, installPiece, uninstallPiece, loadPiece, runTriggerHook, type InstalledPiece } from './engine';
 
 /**
  * Job Completed as Activepieces' engine drives a webhook trigger (./engine.ts): enabled once, then
@@ -31,6 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	await sandbox.close();
 	await decided.close();
+	uninstallPiece(installed);
 });
 
 /** A flow with a Job Completed trigger, enabled: its id, and the server that keeps its store. */

@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, never shipped */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { anchorsOf, brokenLink, githubSlug, linksOf, repositoryRoot } from './markdown';
@@ -74,6 +74,7 @@ describe('the link checker itself', () => {
 		const page = join(folder, 'page.md');
 		writeFileSync(page, '# Title\n\n## Notes\n\n```md\n## Not a heading\n```\n\n## Notes\n');
 		expect([...anchorsOf(page)]).toEqual(['title', 'notes', 'notes-1']);
+		rmSync(folder, { recursive: true, force: true });
 	});
 
 	it('ignores links inside code', () => {

@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test harness, never shipped */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -9,7 +9,12 @@ import { join } from 'node:path';
  * data to files there as on a real instance, and its logger stays quiet. Imported before
  * n8n-core so that these hold from its first use.
  */
-if (!process.env.N8N_USER_FOLDER) process.env.N8N_USER_FOLDER = mkdtempSync(join(tmpdir(), 'omni-video-n8n-'));
+if (!process.env.N8N_USER_FOLDER) {
+	const folder = mkdtempSync(join(tmpdir(), 'omni-video-n8n-'));
+	process.env.N8N_USER_FOLDER = folder;
+	// Gone with the test process, so that runs leave nothing behind.
+	process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
+}
 process.env.N8N_LOG_LEVEL ??= 'silent';
 process.env.N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS ??= 'false';
 process.env.N8N_DEFAULT_BINARY_DATA_MODE ??= 'filesystem';
