@@ -12,13 +12,16 @@ const WINDOW_MARGIN_MS = 1_000;
  * runs on; short naps keep such leftover timers from holding a host process open for long.
  */
 const MAX_NAP_MS = 1_000;
-/** The share of each window that bulk work leaves for urgent requests (confirming a callback). */
+/** The most of each window that bulk work leaves for urgent requests (confirming a callback). */
 const URGENT_RESERVE_SHARE = 0.1;
 
 /**
  * Urgent requests (confirming a callback, which the service waits on for at most 15 s) go ahead of
  * every bulk request and may use a reserve of each window that bulk work never touches, so a batch
- * of lookups or creates can never starve them.
+ * of lookups or creates can never starve them. The reserve follows the demand: one more than the
+ * urgent requests of the last window, at most a tenth of it. A process that confirms no callbacks
+ * (n8n's Wait for Callback verifies signed ones and confirms the others in its next step, as bulk)
+ * keeps one request back, not a tenth: a Premium batch of 500 creates fits one hour's 500.
  */
 export type RequestPriority = 'urgent' | 'bulk';
 
@@ -45,6 +48,9 @@ interface Waiter {
 export class RequestWindows {
 	private minuteLog: number[] = [];
 	private hourLog: number[] = [];
+	/** The urgent requests among them (their reserve follows these). */
+	private urgentMinuteLog: number[] = [];
+	private urgentHourLog: number[] = [];
 	private blockedUntilMs = 0;
 	private waiters: Waiter[] = [];
 	private seq = 0;
@@ -151,6 +157,10 @@ export class RequestWindows {
 				this.waiters.shift();
 				this.minuteLog.push(now);
 				this.hourLog.push(now);
+				if (head.priority === 'urgent') {
+					this.urgentMinuteLog.push(now);
+					this.urgentHourLog.push(now);
+				}
 				head.grant();
 				continue;
 			}
@@ -184,8 +194,8 @@ export class RequestWindows {
 		this.prune(now);
 		const minute = [...this.minuteLog];
 		const hour = [...this.hourLog];
-		const perMinute = capacity(this.limits.requestsPerMinute, priority);
-		const perHour = capacity(this.limits.requestsPerHour, priority);
+		const perMinute = capacity(this.limits.requestsPerMinute, priority, this.urgentMinuteLog.length);
+		const perHour = capacity(this.limits.requestsPerHour, priority, this.urgentHourLog.length);
 		let at = Math.max(now, this.blockedUntilMs);
 		for (let i = 0; i <= position; i++) {
 			if (minute.length >= perMinute) at = Math.max(at, minute[minute.length - perMinute] + MINUTE_MS + WINDOW_MARGIN_MS);
@@ -199,8 +209,8 @@ export class RequestWindows {
 	private prune(now: number): void {
 		const minuteStart = now - MINUTE_MS - WINDOW_MARGIN_MS;
 		const hourStart = now - HOUR_MS - WINDOW_MARGIN_MS;
-		while (this.minuteLog.length > 0 && this.minuteLog[0] <= minuteStart) this.minuteLog.shift();
-		while (this.hourLog.length > 0 && this.hourLog[0] <= hourStart) this.hourLog.shift();
+		for (const log of [this.minuteLog, this.urgentMinuteLog]) while (log.length > 0 && log[0] <= minuteStart) log.shift();
+		for (const log of [this.hourLog, this.urgentHourLog]) while (log.length > 0 && log[0] <= hourStart) log.shift();
 	}
 }
 
@@ -208,10 +218,14 @@ function rank(priority: RequestPriority): number {
 	return priority === 'urgent' ? 0 : 1;
 }
 
-/** How many requests of a window this priority may use: bulk leaves the urgent reserve alone. */
-function capacity(limit: number, priority: RequestPriority): number {
+/**
+ * How many requests of a window this priority may use: bulk leaves the urgent reserve alone, one
+ * more than the window's recent urgent requests, at most a tenth of it.
+ */
+function capacity(limit: number, priority: RequestPriority, urgentRecent: number): number {
 	if (priority === 'urgent' || limit <= 1) return Math.max(1, limit);
-	return Math.max(1, limit - Math.max(1, Math.floor(limit * URGENT_RESERVE_SHARE)));
+	const reserve = Math.min(Math.max(1, Math.floor(limit * URGENT_RESERVE_SHARE)), urgentRecent + 1);
+	return Math.max(1, limit - reserve);
 }
 
 /** The request cannot start before its deadline: nothing was sent, the caller may try again later. */

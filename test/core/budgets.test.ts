@@ -46,17 +46,27 @@ describe('host budgets: deadlines and priorities', () => {
 		expect(refused429(sandbox)).toHaveLength(0);
 	});
 
-	it('keeps a reserve of each window that bulk work never uses', async () => {
+	it('keeps a reserve of each window that bulk work never uses: one request when no urgent work came lately', async () => {
 		const { time, sent, client } = await coreSandbox({ limits: PLANS.pro });
 		const created = await time.run(client.generateVideo({ prompt: 'one' }));
 		await saturate(client, time, created.job.id, 60);
-		// Bulk has taken what it may of the first minute; 3 of Pro's 30 remain for urgent work.
+		// Bulk has taken what it may of the first minute; 1 of Pro's 30 remains for urgent work.
+		const inFirstMinute = sent.api().filter((r) => r.at < sent.api()[0].at + 60_000);
+		expect(inFirstMinute.length).toBe(29);
+		const urgent = await time.run(client.getJob(created.job.id, { priority: 'urgent', deadlineAtMs: time.clock.now() + 1_000 }));
+		expect(urgent.id).toBe(created.job.id);
+	});
+
+	it('keeps a larger reserve as urgent work comes, up to a tenth of each window', async () => {
+		const { time, sent, client } = await coreSandbox({ limits: PLANS.pro });
+		const created = await time.run(client.generateVideo({ prompt: 'one' }));
+		const urgentNow = () => time.run(client.getJob(created.job.id, { priority: 'urgent', deadlineAtMs: time.clock.now() + 1_000 }));
+		for (let i = 0; i < 5; i++) await urgentNow();
+		await saturate(client, time, created.job.id, 60);
+		// Five urgent requests in the window: bulk leaves 3 of Pro's 30 (a tenth) for more.
 		const inFirstMinute = sent.api().filter((r) => r.at < sent.api()[0].at + 60_000);
 		expect(inFirstMinute.length).toBe(27);
-		const urgent = await Promise.all(
-			[1, 2, 3].map(() => time.run(client.getJob(created.job.id, { priority: 'urgent', deadlineAtMs: time.clock.now() + 1_000 }))),
-		);
-		expect(urgent).toHaveLength(3);
+		expect(await Promise.all([1, 2, 3].map(() => urgentNow()))).toHaveLength(3);
 	});
 
 	it('gives up waiting for a job slot at once when none can be free before the deadline', async () => {
