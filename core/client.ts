@@ -4,6 +4,7 @@ import type { GenerateVideoInput, JobRecord, PlanLimits, StreamedUploadInput, Up
 import { sharedLimiter } from './pacing/limiter';
 import { sharedCalibration } from './pacing/renderCalibration';
 import { sharedEndedJobs } from './pacing/endedJobs';
+import { sharedMadeJobs } from './jobs/madeJobs';
 import { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './jobs/generateVideo';
 import { getJob, type GetJobOptions } from './jobs/getJob';
 import { uploadFile, uploadStream, type UploadOptions, type UploadedFile } from './jobs/uploadFile';
@@ -49,6 +50,7 @@ export function createOmniVideoClient(config: OmniVideoClientConfig): OmniVideoC
 		limiter: sharedLimiter(config.limiterKey, config.limits, config.clock, config.sleep),
 		calibration: sharedCalibration(config.limiterKey),
 		endedJobs: sharedEndedJobs(config.limiterKey),
+		madeJobs: sharedMadeJobs(config.limiterKey),
 	};
 	return {
 		runtime,

@@ -2,6 +2,7 @@ import { RESPONSE_TOO_LARGE, type ClientContext, type HttpMethod, type HttpRespo
 import type { RateLimiter, RequestPriority } from '../pacing/limiter';
 import type { RenderCalibration } from '../pacing/renderCalibration';
 import type { EndedJobs } from '../pacing/endedJobs';
+import type { MadeJobs } from '../jobs/madeJobs';
 import { sleepUnlessCancelled, throwIfAborted } from './cancellation';
 import { TransportFailure } from '../errors/errors';
 import { settle } from '../settle';
@@ -55,6 +56,8 @@ export interface ApiRuntime extends ClientContext {
 	calibration: RenderCalibration;
 	/** Jobs of this key seen ended in this process (see EndedJobs). */
 	endedJobs: EndedJobs;
+	/** Jobs this process's creates made, by idempotency key (see MadeJobs). */
+	madeJobs: MadeJobs;
 }
 
 /** What to do after one attempt that got no 2xx: wait and try again, or give up with an error. */

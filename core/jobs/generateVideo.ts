@@ -6,9 +6,10 @@ import { generationMode, validateGenerateInput } from '../input/validateGenerate
 import { isJobBody, parseJob } from '../answers/parseJob';
 import { TransportError } from '../errors/errors';
 import { expectedRenderSeconds, slotHoldMs } from '../pacing/estimate';
-import { derivedIdempotencyKey, newIdempotencyKey } from './idempotency';
+import { canonicalJson, derivedIdempotencyKey, newIdempotencyKey } from './idempotency';
 import { getJob } from './getJob';
 import { CreateOutcomeUnknownError, createMayHaveMadeJob, type JobLedger } from './jobLedger';
+import type { MadeJobs } from './madeJobs';
 
 export interface GenerateVideoOptions {
 	/** Reuse one key per input item across your own retries; a fresh one is made otherwise. */
@@ -78,8 +79,8 @@ export async function generateVideo(
 	const replacedJobIds: string[] = [];
 	for (;;) {
 		// The same key already on its way from this process (identical rows sharing one job).
-		const sending = creating.get(runtime)?.get(idempotencyKey);
-		const recorded = sending ? undefined : options.ledger?.find(idempotencyKey);
+		const sending = creating.get(runtime.madeJobs)?.get(idempotencyKey);
+		const recorded = sending ? undefined : (options.ledger?.find(idempotencyKey) ?? madeHere(runtime, request, idempotencyKey, options.ledger));
 		if (recorded && !('jobId' in recorded)) throw new CreateOutcomeUnknownError(idempotencyKey, recorded.sentAtMs);
 		const created = sending
 			? { ...(await sending), replayed: true }
@@ -95,6 +96,17 @@ export async function generateVideo(
 		replacedJobIds.push(job.id);
 		idempotencyKey = derivedIdempotencyKey(idempotencyKey, job.id);
 	}
+}
+
+/**
+ * A job this process made with this key, when the host's records have lost it (see MadeJobs):
+ * noted in them again, so that the host keeps it from now on.
+ */
+function madeHere(runtime: ApiRuntime, request: GenerateVideoRequest, idempotencyKey: string, ledger: JobLedger | undefined): { jobId: string } | undefined {
+	const jobId = runtime.madeJobs.find(idempotencyKey, canonicalJson(request), runtime.clock.now());
+	if (jobId === undefined) return undefined;
+	ledger?.note(idempotencyKey, { jobId });
+	return { jobId };
 }
 
 /** A job our records name for this key, as it is now: nothing is sent but the lookup. */
@@ -118,8 +130,8 @@ async function createNoted(
 ): Promise<Omit<GeneratedJob, 'replacedJobIds'>> {
 	const { ledger } = options;
 	const sending = createOnce(runtime, request, idempotencyKey, options);
-	const inFlight = creating.get(runtime) ?? new Map<string, Promise<Omit<GeneratedJob, 'replacedJobIds'>>>();
-	creating.set(runtime, inFlight);
+	const inFlight = creating.get(runtime.madeJobs) ?? new Map<string, Promise<Omit<GeneratedJob, 'replacedJobIds'>>>();
+	creating.set(runtime.madeJobs, inFlight);
 	inFlight.set(idempotencyKey, sending);
 	// Refused with an answer (nothing made): the key is free to send again.
 	const forgetUnlessMade = (error: unknown) => {
@@ -131,14 +143,15 @@ async function createNoted(
 			return await Promise.reject(error);
 		});
 		ledger?.note(idempotencyKey, { jobId: created.job.id });
+		runtime.madeJobs.remember(idempotencyKey, canonicalJson(request), created.job.id, runtime.clock.now());
 		return created;
 	} finally {
 		inFlight.delete(idempotencyKey);
 	}
 }
 
-/** Creates this process is sending, by runtime (one per API key) and idempotency key. */
-const creating = new WeakMap<ApiRuntime, Map<string, Promise<Omit<GeneratedJob, 'replacedJobIds'>>>>();
+/** Creates this process is sending, by API key (its MadeJobs, shared like its limiter) and idempotency key. */
+const creating = new WeakMap<MadeJobs, Map<string, Promise<Omit<GeneratedJob, 'replacedJobIds'>>>>();
 
 function expectedMsOf(request: GenerateVideoRequest, options: GenerateVideoOptions): number {
 	const estimateMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;

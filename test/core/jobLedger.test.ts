@@ -63,4 +63,24 @@ describe('the ledger: a run asked again gets its jobs from our own records, on a
 		expect(ledger.entries.get('idem_ledger_3')).toEqual({ jobId: made.job.id });
 		expect(sent.creates()).toHaveLength(1);
 	});
+
+	it('records the host lost or overwrote with older ones: this process still knows the jobs it made, for the same body only', async () => {
+		// n8n 2.x can resume an execution with data read before another process ran and parked a
+		// step: that step's rows look unmade again (docs/n8n-internals.md).
+		const { time, sandbox, sent, client, restarted } = await coreSandbox({ sandbox: { service: 'spec' } });
+		const input = { prompt: 'A swift' };
+		const made = await time.run(client.generateVideo(input, { idempotencyKey: 'idem_ledger_4', ledger: memoryLedger() }));
+		const stale = memoryLedger();
+		const again = await time.run(client.generateVideo(input, { idempotencyKey: 'idem_ledger_4', ledger: stale }));
+		expect(again).toMatchObject({ replayed: true, job: { id: made.job.id } });
+		// Noted again where the host keeps its records.
+		expect(stale.entries.get('idem_ledger_4')).toEqual({ jobId: made.job.id });
+		expect(sent.creates()).toHaveLength(1);
+		// Another body with the key is not this job: sent, and the service decides.
+		await time.run(client.generateVideo({ prompt: 'A swallow' }, { idempotencyKey: 'idem_ledger_4' }));
+		expect(sent.creates()).toHaveLength(2);
+		// Another process knows nothing of it: on this reading, that is a second job.
+		await time.run(restarted().generateVideo(input, { idempotencyKey: 'idem_ledger_4' }));
+		expect(sandbox.jobs.all.size).toBe(3);
+	});
 });

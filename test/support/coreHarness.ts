@@ -102,6 +102,8 @@ export interface CoreSandbox {
 	sent: SentLog;
 	/** What others do on the same key and account meanwhile. */
 	others: Others;
+	/** The client's process after a restart: same key and log, nothing kept in memory (limiter, jobs made). */
+	restarted(): OmniVideoClient;
 }
 
 const open: Sandbox[] = [];
@@ -134,8 +136,9 @@ export async function coreSandbox(options: CoreSandboxOptions = {}): Promise<Cor
 	const apiKey = KEYS[options.key ?? 'main'];
 	const sent = new SentLog();
 	const wrap = options.wrapTransport ?? ((transport) => transport);
-	const client = clientOn(sandbox, time, apiKey, limits, (transport) => sent.recording(wrap(transport, time), time));
-	return { sandbox, time, client, sent, others: new Others(sandbox, time, apiKey, limits) };
+	const recorded = (transport: Transport) => sent.recording(wrap(transport, time), time);
+	const client = clientOn(sandbox, time, apiKey, limits, recorded);
+	return { sandbox, time, client, sent, others: new Others(sandbox, time, apiKey, limits), restarted: () => clientOn(sandbox, time, apiKey, limits, recorded) };
 }
 
 /** Closes every sandbox the tests of a file started: `afterEach(closeCoreSandboxes)`. */

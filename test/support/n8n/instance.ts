@@ -202,6 +202,13 @@ export class N8nTestInstance {
 	 * up to that late (`waitTrackerLateMs`, 0 by default: at the moment itself). Off: never.
 	 */
 	waitTracker: { on: boolean; lateMs: number } = { on: true, lateMs: 0 };
+
+	/**
+	 * Holds a resume call between reading the waiting execution and resuming it (a webhook process
+	 * slower than the others): a test makes n8n's races happen on purpose. `parked` is the run the
+	 * call read.
+	 */
+	resumeHold: ((execution: Execution, parked: IRun) => Promise<void>) | undefined;
 	private readonly wakeTimers = new Set<NodeJS.Timeout>();
 
 	private scheduleWake(execution: ExecutionRecord, run: IRun): void {
@@ -308,10 +315,14 @@ export class N8nTestInstance {
 		}
 		const { result, extra } = await this.callWebhook(execution, workflow, lastNode, description, req, res, data);
 		if (result.workflowData === undefined) return void answerIfSilent(res, result);
-		// n8n 2.x resumes atomically (ActiveExecutions: updateExistingExecution with requireStatus
-		// 'waiting'): when another call resumed the execution meanwhile, this one fails (500) and
-		// what its webhook() wrote is thrown away. The caller is answered only once the resume started.
-		if (execution.status !== 'waiting' || execution.run !== parkedRun) {
+		await this.resumeHold?.(execution, parkedRun!);
+		// n8n 2.x resumes with a guarded update (ActiveExecutions: updateExistingExecution with
+		// requireStatus 'waiting'): when another call resumed the execution meanwhile and it still
+		// runs, this one fails (500) and what its webhook() wrote is thrown away. The guard asks the
+		// status only: once the other resume's step has parked again, this call resumes with the data
+		// it read before that step, and what that step recorded is lost. The caller is answered only
+		// once the resume started.
+		if (execution.status !== 'waiting') {
 			return void res.status(500).json({ message: 'There was a problem executing the workflow' });
 		}
 		execution.status = 'running';

@@ -179,7 +179,7 @@ const properties: INodeProperties[] = [
 				type: 'number',
 				default: 0,
 				typeOptions: { minValue: 0, maxValue: 24 },
-				description: 'Above 0, any run of this node (a new execution too) whose item has the same input as one made within this many hours gets that job back instead of paying for a new one: for runs n8n does not mark as retries, such as a workflow started again after n8n restarted mid-run. 0: a new execution makes new videos; n8n\'s own retries always get the jobs already made. The jobs it made are kept in the workflow\'s static data, which n8n saves for production runs only: a manual run from the editor gets an earlier job only where the service replays the request.',
+				description: 'Above 0, a run of this node in any execution whose item has the same input as one made within this many hours gets that job back instead of paying for a new one (from a manual run in the editor only where the service replays the request: n8n saves our records only for production runs). 0: a new execution makes new videos; n8n\'s own retries always get the jobs already made.',
 				hint: 'At most 24: Omni Video remembers a request for 24 hours',
 			},
 		],

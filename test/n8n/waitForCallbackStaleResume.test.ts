@@ -1,0 +1,75 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
+import type { IRun } from 'n8n-workflow';
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { N8nTestInstance, type Execution } from '../support/n8n/instance';
+import { finishedWithin } from '../support/n8n/finishedWithin';
+import { workflowOf } from '../support/n8n/engine';
+import { callbackGenerateNode, itemsOf, outputOf } from '../support/n8n/workflows';
+import { readingOfThisRun, serviceFront, type ServiceFront } from '../support/serviceReading';
+
+/**
+ * n8n 2.x guards a resume by the execution's status alone: a webhook process that read the waiting
+ * execution before another one resumed it resumes it too once that step has parked again, with the
+ * data it read, and what that step recorded (the rows it made) is lost (seen on 2.8.4 in queue
+ * mode: 3 creates resent in a 500-item batch). When the next step runs in the process that made
+ * those rows, it finds their jobs in its memory and sends nothing. Run on the reading of the
+ * service this run takes (see serviceReading.ts): on the strictest one, a create sent again is a
+ * second job.
+ */
+const SPEED = 40;
+let sandbox: Sandbox;
+let front: ServiceFront;
+let n8n: N8nTestInstance;
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: true });
+	front = await serviceFront(sandbox.url, readingOfThisRun());
+	const signs = sandbox.service.switches.callbackSigning === 'signed';
+	n8n = await N8nTestInstance.start({
+		// Two jobs at once, so that the batch's later rows are made by the steps callbacks wake.
+		omniVideoApi: {
+			apiKey: sandbox.keys.premium,
+			baseUrl: front.url,
+			plan: 'custom',
+			requestsPerMinute: 60 * SPEED,
+			requestsPerHour: 500 * SPEED,
+			concurrentJobs: 2,
+			webhookSecret: signs ? sandbox.webhookSecret : '',
+		},
+	});
+});
+afterAll(async () => {
+	n8n.resumeHold = undefined;
+	await n8n.stop();
+	await front.close();
+	await sandbox.close();
+});
+
+/** Until the execution has parked again after another resume's step, or `realMs` have passed. */
+async function parkedAgain(execution: Execution, read: IRun, realMs = 10_000): Promise<boolean> {
+	const until = Date.now() + realMs;
+	while (Date.now() < until) {
+		if (execution.status === 'waiting' && execution.run !== read) return true;
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+	return false;
+}
+
+it('a resume with data read before another step ran makes none of that step\'s rows again', async () => {
+	let held = 0;
+	let stale = false;
+	// The first callback to reach n8n is held after reading the execution, until the other one's step has parked.
+	n8n.resumeHold = async (execution, read) => {
+		if (held++ > 0) return;
+		stale = await parkedAgain(execution, read);
+	};
+	const before = sandbox.jobs.all.size;
+	const rows = ['Stale one', 'Stale two', 'Stale three', 'Stale four'].map((prompt) => ({ prompt }));
+	const execution = await n8n.execute(workflowOf([callbackGenerateNode({ options: { expectedRenderSeconds: 1 } })], {}), 'Generate', itemsOf(...rows));
+	const run = await finishedWithin(execution, 30_000);
+	n8n.resumeHold = undefined;
+	expect(stale).toBe(true);
+	expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(['done', 'done', 'done', 'done']);
+	const made = [...sandbox.jobs.all.values()].slice(before).map((job) => job.body.prompt);
+	expect(made.sort()).toEqual(rows.map((row) => row.prompt).sort());
+}, 60_000);
