@@ -78,6 +78,8 @@ interface Measured {
 	tradeoff?: BatchResult[];
 	/** Set when this run measured polling and issue 24's sections only: the date of the whole run the rest comes from. */
 	partialOf?: string;
+	/** Sections measured again alone since (`--update=`): when, by section name. */
+	updated?: Record<string, string>;
 	/** Learning against knowing (bench/learning.ts). */
 	learning?: BatchResult[];
 	/** (d) over several webhook processes (bench/layout.ts). */
@@ -123,7 +125,9 @@ async function main(): Promise<void> {
 		// Some of issue 24's sections measured again (e.g. on a quieter machine), the rest kept.
 		const previous = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Measured;
 		const names = sections.slice('--update='.length).split(',');
-		const measured: Measured = { ...previous, partialOf: previous.partialOf ?? previous.date, date: new Date().toISOString().slice(0, 16).replace('T', ' ') };
+		const now = new Date().toISOString().slice(0, 16).replace('T', ' ');
+		// The run's own date and length stay those of the run that measured the rest.
+		const measured: Measured = { ...previous, updated: { ...previous.updated, ...Object.fromEntries(names.map((name) => [name, now])) } };
 		if (names.includes('learning')) measured.learning = await learningRuns(DISTRIBUTIONS, show);
 		if (names.includes('queue')) measured.queueMode = await queueModeRuns(DISTRIBUTIONS, show);
 		if (names.includes('layout')) measured.layout = await layoutRuns(LAYOUT_OPTIONS, show);
@@ -241,6 +245,10 @@ function report(
 Made by \`npm run bench\` on ${input.date} UTC, on ${input.machine}; the whole run took ${minutes(input.realMs)}.${
 		input.partialOf
 			? ` That run (\`--polling-update\`) measured core's polling (strategy (c) and the trade-off curve's core points) and the sections of issue 24 again; strategies (a), (b), (d), (e), (f), the naive loops of the curve, memory and CPU are from the whole run of ${input.partialOf} UTC, on the same machine.`
+			: ''
+	}${
+		input.updated
+			? ` Measured again alone since (\`--update=\`), on the same machine: ${Object.entries(input.updated).map(([name, at]) => `the ${name} section on ${at} UTC`).join(', ')}.`
 			: ''
 	}
 
