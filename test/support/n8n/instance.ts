@@ -206,7 +206,9 @@ export class N8nTestInstance {
 	/**
 	 * Holds a resume call between reading the waiting execution and resuming it (a webhook process
 	 * slower than the others): a test makes n8n's races happen on purpose. `parked` is the run the
-	 * call read.
+	 * call read. While a hold is set, the resume guard is n8n 2.x's own, which asks the status only;
+	 * without one, a call whose execution has moved on since it read it is also refused, so that
+	 * tests which do not study that race do not meet it when the machine is slow.
 	 */
 	resumeHold: ((execution: Execution, parked: IRun) => Promise<void>) | undefined;
 	private readonly wakeTimers = new Set<NodeJS.Timeout>();
@@ -315,14 +317,15 @@ export class N8nTestInstance {
 		}
 		const { result, extra } = await this.callWebhook(execution, workflow, lastNode, description, req, res, data);
 		if (result.workflowData === undefined) return void answerIfSilent(res, result);
+		const held = this.resumeHold !== undefined;
 		await this.resumeHold?.(execution, parkedRun!);
 		// n8n 2.x resumes with a guarded update (ActiveExecutions: updateExistingExecution with
 		// requireStatus 'waiting'): when another call resumed the execution meanwhile and it still
 		// runs, this one fails (500) and what its webhook() wrote is thrown away. The guard asks the
 		// status only: once the other resume's step has parked again, this call resumes with the data
-		// it read before that step, and what that step recorded is lost. The caller is answered only
-		// once the resume started.
-		if (execution.status !== 'waiting') {
+		// it read before that step, and what that step recorded is lost (see resumeHold). The caller
+		// is answered only once the resume started.
+		if (execution.status !== 'waiting' || (!held && execution.run !== parkedRun)) {
 			return void res.status(500).json({ message: 'There was a problem executing the workflow' });
 		}
 		execution.status = 'running';
