@@ -4,7 +4,8 @@ import { startSandbox, type Sandbox } from '../../sandbox';
 import { N8nTestInstance, type Execution } from '../support/n8n/instance';
 import { finishedWithin } from '../support/n8n/finishedWithin';
 import { workflowOf } from '../support/n8n/engine';
-import { callbackGenerateNode, itemsOf, outputOf } from '../support/n8n/workflows';
+import { callbackGenerateNode, itemsOf, outputOf, spedUpPlan } from '../support/n8n/workflows';
+import { PLANS } from '../../core/types';
 import { readingOfThisRun, serviceFront, type ServiceFront } from '../support/serviceReading';
 
 /**
@@ -27,15 +28,7 @@ beforeAll(async () => {
 	const signs = sandbox.service.switches.callbackSigning === 'signed';
 	n8n = await N8nTestInstance.start({
 		// Two jobs at once, so that the batch's later rows are made by the steps callbacks wake.
-		omniVideoApi: {
-			apiKey: sandbox.keys.premium,
-			baseUrl: front.url,
-			plan: 'custom',
-			requestsPerMinute: 60 * SPEED,
-			requestsPerHour: 500 * SPEED,
-			concurrentJobs: 2,
-			webhookSecret: signs ? sandbox.webhookSecret : '',
-		},
+		omniVideoApi: { apiKey: sandbox.keys.premium, baseUrl: front.url, ...spedUpPlan(PLANS.premium, SPEED), concurrentJobs: 2, webhookSecret: signs ? sandbox.webhookSecret : '' },
 	});
 });
 afterAll(async () => {
