@@ -9,6 +9,8 @@ const HELP = `Omni Video sandbox: a local, faithful Omni Video API.
 Usage: npm run sandbox -- [options]
   --port N               port on 127.0.0.1 (default 4010; 0 picks a free one)
   --speed N              virtual time runs N times faster (default 1)
+  --client-clock sandbox clients keep the sandbox's clock (GET /__sandbox/clock says so; the
+                         n8n node follows it): Retry-After and signatures in virtual time
   --seed N               seed of the drawn render times (default 1)
   --render-spread S      spread of render times around the typical one (default 0.25; 0 = none)
   --render-uniform       render times drawn evenly across 30–90 s, whatever the job's size
@@ -23,6 +25,11 @@ Usage: npm run sandbox -- [options]
   --config FILE          JSON config: accounts, keys, budgets, prices, limits (see sandbox/README.md)
   --help                 this text`;
 
+function clientClockOf(value: string): 'real' | 'sandbox' {
+	if (value !== 'real' && value !== 'sandbox') throw new Error(`--client-clock is real or sandbox, not ${value}`);
+	return value;
+}
+
 function parseArgs(argv: string[]): SandboxOptions | 'help' {
 	const options: SandboxOptions = {};
 	for (let i = 0; i < argv.length; i++) {
@@ -35,6 +42,7 @@ function parseArgs(argv: string[]): SandboxOptions | 'help' {
 		if (arg === '--help' || arg === '-h') return 'help';
 		else if (arg === '--port') options.port = Number(value());
 		else if (arg === '--speed') options.speed = Number(value());
+		else if (arg === '--client-clock') options.clientClock = clientClockOf(value());
 		else if (arg === '--seed') options.renderTimes = { ...renderTimes(options), seed: Number(value()) };
 		else if (arg === '--render-spread') options.renderTimes = { ...renderTimes(options), spread: Number(value()) };
 		else if (arg === '--render-uniform') options.renderTimes = { ...renderTimes(options), shape: 'uniform' };

@@ -47,6 +47,16 @@ export class RateLimiter {
 		return this.windows.acquire(options);
 	}
 
+	/** How many more bulk requests could start by `atMs` without waiting past it (see RequestWindows.roomBy). */
+	requestRoomBy(atMs: number): number {
+		return this.windows.roomBy(atMs);
+	}
+
+	/** When one more bulk request could start. */
+	nextRequestAt(): number {
+		return this.windows.nextStartAt();
+	}
+
 	/** Waits until one more job fits the concurrency limit, then reserves its place. */
 	acquireJobSlot(options: SlotTurnOptions = {}): Promise<JobSlot> {
 		return this.slots.acquire(options);

@@ -113,6 +113,22 @@ export class RequestWindows {
 		for (let i = 0; i < count; i++) log.push(now);
 	}
 
+	/**
+	 * How many more requests of this priority could start by `atMs`, behind everyone queued (at
+	 * most `max`): a caller that must not wait long (a parked n8n step) sends that many and no more.
+	 */
+	roomBy(atMs: number, priority: RequestPriority = 'bulk', max = 100): number {
+		const now = this.clock.now();
+		let count = 0;
+		while (count < max && this.startTimeOf(this.waiters.length + count, priority, now) <= atMs) count++;
+		return count;
+	}
+
+	/** When one more request of this priority could start, behind everyone queued. */
+	nextStartAt(priority: RequestPriority = 'bulk'): number {
+		return this.startTimeOf(this.waiters.length, priority, this.clock.now());
+	}
+
 	/** Requests we counted in the last minute and hour. */
 	counts(): { lastMinute: number; lastHour: number } {
 		this.prune(this.clock.now());

@@ -70,7 +70,7 @@ export class OmniVideoTrigger implements INodeType {
 		const { client, credentials } = await omniVideoClient(this);
 		const request = callbackRequestOf(this, credentials);
 		// A forged delivery is refused as forged (401) even when it copies an outcome delivered before.
-		const signature = request.secret ? checkSignature(request) : undefined;
+		const signature = request.secret ? checkSignature(request, client.runtime.clock.now()) : undefined;
 		if (signature && !signature.ok) return respond(this, 401, { error: `Signature rejected: ${signature.reason}` });
 		const claim = claimedOutcomeKey(request.rawBody) ?? 'unreadable';
 		const guardKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}:${claim}`;
@@ -96,8 +96,8 @@ export class OmniVideoTrigger implements INodeType {
 }
 
 /** Standard Webhooks check of a signed delivery (core checks it again, at no cost, when handling it). */
-function checkSignature(request: CallbackRequest) {
-	return verifyWebhookSignature({ secret: request.secret!, headers: request.headers, rawBody: request.rawBody, nowMs: Date.now() });
+function checkSignature(request: CallbackRequest, nowMs: number) {
+	return verifyWebhookSignature({ secret: request.secret!, headers: request.headers, rawBody: request.rawBody, nowMs });
 }
 
 /** One guard per process: n8n runs every trigger webhook of a process in this module. */

@@ -21,6 +21,7 @@ import {
 	type OmniVideoClient,
 	type Transport,
 } from '../../core';
+import { hostClockFor } from './hostClock';
 
 export const CREDENTIAL_TYPE = 'omniVideoApi';
 
@@ -91,11 +92,13 @@ export async function omniVideoClient(
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
 	const baseUrl = baseUrlOf(credentials);
 	const apiKey = String(credentials.apiKey ?? '');
+	const transport = n8nTransport(context);
+	const clock = await hostClockFor(baseUrl, transport);
 	const client = createOmniVideoClient({
 		baseUrl,
-		transport: n8nTransport(context),
-		clock: { now: () => Date.now() },
-		sleep: (ms, signal) => sleepWithAbort(ms, signal as AbortSignal | undefined),
+		transport,
+		clock,
+		sleep: (ms, signal) => sleepWithAbort(clock.realMs(ms), signal as AbortSignal | undefined),
 		random: () => Math.random(),
 		limits: planLimits(credentials),
 		limiterKey: keyFingerprint(apiKey, baseUrl),

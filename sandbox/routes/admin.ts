@@ -29,8 +29,10 @@ function adminBody(raw: Buffer): AdminBody | undefined {
 	}
 }
 
-function clockReading({ clock }: SandboxState): Reply {
-	return jsonReply(200, { now: new Date(clock.now()).toISOString(), speed: clock.speed });
+/** `clientClock: 'sandbox'` asks clients to keep this clock (the n8n node reads it: nodes/shared/hostClock.ts). */
+function clockReading({ clock, clientsOnSandboxClock }: SandboxState): Reply {
+	const nowMs = clock.now();
+	return jsonReply(200, { now: new Date(nowMs).toISOString(), nowMs, speed: clock.speed, clientClock: clientsOnSandboxClock ? 'sandbox' : 'real' });
 }
 
 function setClock(state: SandboxState, body: AdminBody): Reply {

@@ -69,6 +69,24 @@ describe('host budgets: deadlines and priorities', () => {
 		expect(await Promise.all([1, 2, 3].map(() => urgentNow()))).toHaveLength(3);
 	});
 
+	it('tells a caller that must not wait how many requests the windows take by a moment, and when the next one could go', async () => {
+		const { time, client } = await coreSandbox({ limits: { requestsPerMinute: 3, requestsPerHour: 200, concurrentJobs: 5 } });
+		const { limiter } = client.runtime;
+		const soon = () => time.clock.now() + 2_000;
+		// Three a minute, one kept back for urgent work: bulk may send two now.
+		expect(limiter.requestRoomBy(soon())).toBe(2);
+		const created = await time.run(client.generateVideo({ prompt: 'one' }));
+		const firstAt = time.clock.now();
+		expect(limiter.requestRoomBy(soon())).toBe(1);
+		await time.run(client.getJob(created.job.id));
+		expect(limiter.requestRoomBy(soon())).toBe(0);
+		// The next bulk request goes when the first leaves the minute (with the window's margin).
+		expect(limiter.nextRequestAt()).toBeGreaterThanOrEqual(firstAt + 60_000);
+		expect(limiter.nextRequestAt()).toBeLessThanOrEqual(firstAt + 62_000);
+		// Both were sent at one moment: both leave the minute then.
+		expect(limiter.requestRoomBy(limiter.nextRequestAt())).toBe(2);
+	});
+
 	it('gives up waiting for a job slot at once when none can be free before the deadline', async () => {
 		const { time, sent, client } = await coreSandbox({ limits: { requestsPerMinute: 30, requestsPerHour: 200, concurrentJobs: 1 } });
 		await time.run(client.generateVideo({ prompt: 'holds the only slot' }));

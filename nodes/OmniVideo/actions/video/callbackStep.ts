@@ -12,11 +12,23 @@ import { isRefusedCallbackUrl } from './callbackFallback';
 import { PROCESS_MARK, callbackUrlOf, isOver, runningRows, storeBatch, waitsForPlace, type BatchRow, type ParkedBatch } from './callbackBatch';
 import { batchItems, parkedItems } from './callbackRows';
 import { parkWithContinuation } from './parkContinuation';
+import { realDateOn } from '../../../shared/hostClock';
 
 /** A job is looked up once it is this share of its render time past its expected end (and then as often). */
 const LATE_SHARE = 0.5;
 /** Looked up at least this late, and at most this often (ms). */
 const MIN_LATE_MS = 1_000;
+/**
+ * The longest a step waits for the plan's request windows (ms). A running execution cannot take
+ * callbacks (n8n answers 409, and a service that delivers once never sends them again), so what
+ * the windows cannot take by then waits parked, until they can: a callback may wake it sooner.
+ */
+const STEP_TURN_MS = 2_000;
+
+/** Requests this step may still send without waiting past STEP_TURN_MS. */
+function requestRoom(client: OmniVideoClient): number {
+	return client.runtime.limiter.requestRoomBy(client.runtime.clock.now() + STEP_TURN_MS);
+}
 
 /** What a step ends with: the node's output, or that the service refused the resume URL (the node polls). */
 export type StepResult = { output: INodeExecutionData[][] } | { refusedCallbackUrl: true } | { failed: unknown[] };
@@ -54,8 +66,11 @@ async function lookUp(batch: ParkedBatch, client: OmniVideoClient, all = false):
 		const late = now >= (row.endAt ?? 0) + lateMs(row) && (row.lookedAt === undefined || now - row.lookedAt >= lateMs(row));
 		if (all || row.confirm || late) due.set(row.job!, row);
 	}
+	// Confirmations first, then the most overdue; the rest wait for the windows (see STEP_TURN_MS).
+	const order = [...due.entries()].sort(([, a], [, b]) => Number(b.confirm ?? false) - Number(a.confirm ?? false) || (a.endAt ?? 0) - (b.endAt ?? 0));
+	const jobIds = order.map(([jobId]) => jobId).slice(0, all ? undefined : requestRoom(client));
 	await Promise.all(
-		[...due.keys()].map(async (jobId) => {
+		jobIds.map(async (jobId) => {
 			const rows = batch.rows.filter((row) => row.job === jobId);
 			try {
 				const job = client.runtime.endedJobs.recall(jobId) ?? (await client.getJob(jobId));
@@ -83,7 +98,9 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 		const running = runningRows(batch);
 		const elsewhere = running.filter((row) => row.by !== PROCESS_MARK).length;
 		const spare = everyRow ? waiting.length : Math.max(0, client.freeJobSlots() - elsewhere);
-		const take = Math.min(waiting.length, spare > 0 ? spare : running.length === 0 ? 1 : 0);
+		// A binary source's batch is made whole in its first step (see parkForCallbacks), waiting if it must.
+		const room = everyRow ? waiting.length : requestRoom(client);
+		const take = Math.min(waiting.length, room, spare > 0 ? spare : running.length === 0 ? 1 : 0);
 		if (take === 0) return failures;
 		await Promise.all(
 			waiting.slice(0, take).map(async ({ row, index }) => {
@@ -105,12 +122,17 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 	}
 }
 
-/** When the batch must look without a callback: its earliest overdue moment, bounded by Limit Wait Time. */
-function nextLook(batch: ParkedBatch, nowMs: number): number {
+/**
+ * When the batch must look without a callback: its earliest overdue moment, and no sooner than
+ * the plan's windows take a request (looking costs one), bounded by Limit Wait Time.
+ */
+function nextLook(batch: ParkedBatch, nowMs: number, client: OmniVideoClient): number {
 	const times = runningRows(batch).map((row) => Math.max((row.endAt ?? nowMs) + lateMs(row), (row.lookedAt ?? 0) + lateMs(row)));
-	// Rows wait for a place that other work holds: look again after a short while.
-	if (batch.rows.some(waitsForPlace)) times.push(nowMs + 30_000);
-	return Math.max(nowMs + MIN_LATE_MS, Math.min(batch.limitAt, ...times));
+	// Rows wait: for the windows (then as soon as they take a request), or for a place that other
+	// work holds (then again after a short while).
+	if (batch.rows.some(waitsForPlace)) times.push(requestRoom(client) === 0 ? nowMs : nowMs + 30_000);
+	const turnAt = client.runtime.limiter.nextRequestAt();
+	return Math.max(nowMs + MIN_LATE_MS, Math.min(batch.limitAt, ...times.map((at) => Math.max(at, turnAt))));
 }
 
 /**
@@ -144,6 +166,6 @@ export async function stepBatch(
 		return { output: [await batchItems(context, batch, resumeUrl)] };
 	}
 	storeBatch(context, batch);
-	await parkWithContinuation(context, new Date(nextLook(batch, now)));
+	await parkWithContinuation(context, realDateOn(client.runtime.clock, nextLook(batch, now, client)));
 	return { output: [parkedItems(batch, resumeUrl)] };
 }

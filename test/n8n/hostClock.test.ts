@@ -1,0 +1,48 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
+import { startSandbox } from '../../sandbox';
+import type { Transport } from '../../core';
+import { createAxiosTransport } from '../../node-host/axiosTransport';
+import { hostClockFor, realDateOn } from '../../nodes/shared/hostClock';
+
+/** The node's clock (nodes/shared/hostClock.ts): real time unless a local sandbox asks its clients to keep its own. */
+
+const plain = createAxiosTransport({ apiKey: 'unused' });
+
+it('keeps a sped-up sandbox’s clock when the sandbox asks (--client-clock sandbox): its now, durations and n8n’s wake in real time', async () => {
+	const sandbox = await startSandbox({ port: 0, speed: 100, clientClock: 'sandbox' });
+	try {
+		// Moved ahead by an hour: a clock of its own, not the real one sped up from now.
+		sandbox.clock.advance(3_600_000);
+		const clock = await hostClockFor(sandbox.url, plain);
+		expect(Math.abs(clock.now() - sandbox.clock.now())).toBeLessThan(2_000);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		// 50 real ms are 5 s of the sandbox's.
+		expect(Math.abs(clock.now() - sandbox.clock.now())).toBeLessThan(2_000);
+		expect(clock.now() - Date.now()).toBeGreaterThan(3_500_000);
+		expect(clock.realMs(60_000)).toBe(600);
+		const wake = realDateOn(clock, clock.now() + 60_000).getTime() - Date.now();
+		expect(wake).toBeGreaterThan(550);
+		expect(wake).toBeLessThan(650);
+	} finally {
+		await sandbox.close();
+	}
+});
+
+it('runs on real time against a sandbox that does not ask, and asks nothing of a service that is not a local sandbox', async () => {
+	const sandbox = await startSandbox({ port: 0, speed: 100 });
+	try {
+		const clock = await hostClockFor(sandbox.url, plain);
+		expect(Math.abs(clock.now() - Date.now())).toBeLessThan(50);
+		expect(clock.realMs(60_000)).toBe(60_000);
+	} finally {
+		await sandbox.close();
+	}
+	const refusing: Transport = {
+		api: () => Promise.reject(new Error('no request expected')),
+		plain: () => Promise.reject(new Error('no request expected')),
+	};
+	const sent = jest.fn(refusing.plain);
+	const clock = await hostClockFor('https://api.omnivideo.example', { ...refusing, plain: sent });
+	expect(sent).not.toHaveBeenCalled();
+	expect(realDateOn(clock, 1_000).getTime()).toBe(1_000);
+});

@@ -1,0 +1,53 @@
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { N8nTestInstance } from '../support/n8n/instance';
+import { finishedWithin } from '../support/n8n/finishedWithin';
+import { workflowOf } from '../support/n8n/engine';
+import { callbackGenerateNode, itemsOf, outputOf } from '../support/n8n/workflows';
+
+/*
+ * Wait for Callback when the plan's request windows are full: a step sends what the windows take
+ * now and parks until they take more, rather than waiting inside execute(), where the execution
+ * runs and n8n answers every callback 409 (a service that delivers once never sends it again).
+ * The node keeps the sandbox's clock (clientClock: 'sandbox'), so the windows are the plan's own.
+ */
+const SPEED = 50;
+/** Three requests a minute on the node's side: one is kept back for urgent ones, so bulk work sends two. */
+const NARROW = { plan: 'custom', requestsPerMinute: 3, requestsPerHour: 200, concurrentJobs: 5 };
+
+let sandbox: Sandbox;
+let n8n: N8nTestInstance;
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: true, clientClock: 'sandbox' });
+	n8n = await N8nTestInstance.start({ omniVideoApi: { apiKey: sandbox.keys.pro, baseUrl: sandbox.url, ...NARROW, webhookSecret: sandbox.webhookSecret } });
+});
+afterAll(async () => {
+	await n8n.stop();
+	await sandbox.close();
+});
+
+it('sends what the windows take now and parks until they take more: callbacks meanwhile are taken, every row ends done, one job each', async () => {
+	const prompts = Array.from({ length: 6 }, (_, i) => `Narrow window clip ${i}`);
+	const ours = () => [...sandbox.jobs.all.values()].filter((job) => prompts.includes(job.body.prompt));
+	const execution = await n8n.execute(workflowOf([callbackGenerateNode({ callbackTimeoutMinutes: 120 })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+	// Parked with two jobs (five places are free, but the minute takes two bulk requests), not
+	// running on until the window has room for more.
+	expect(execution.status).toBe('waiting');
+	const first = ours().map((job) => job.id);
+	expect(first).toHaveLength(2);
+	const parked = outputOf(execution.run!, 'Generate');
+	expect(parked.map((item) => item.json.status)).toEqual(['queued', 'queued', ...Array(4).fill('waitingForPlace')]);
+	// It wakes when the minute has room again (about 61 s of the sandbox's, 1.2 s real), not sooner.
+	const wakeInMs = execution.run!.waitTill!.getTime() - Date.now();
+	expect(wakeInMs).toBeGreaterThan(800);
+
+	const run = await finishedWithin(execution, 60_000);
+	const items = outputOf(run, 'Generate');
+	expect(items.map((item) => item.json.status)).toEqual(Array(6).fill('done'));
+	expect(ours()).toHaveLength(6);
+	expect(new Set(items.map((item) => item.json.jobId)).size).toBe(6);
+	// The first two jobs ended while the execution waited for the window: their callbacks were
+	// taken at once (200), none answered 409 for a running execution.
+	const callbacksOf = (jobId: string) => n8n.webhookCalls.filter((call) => call.path.startsWith(`/webhook-waiting/${execution.id}`) && call.requestBody.includes(jobId));
+	for (const jobId of first) expect(callbacksOf(jobId).map((call) => call.status)).toEqual([200]);
+}, 90_000);
