@@ -23,8 +23,8 @@ const REAL_CLOCK: HostClock = {
 	realDate: (atMs) => new Date(atMs),
 };
 
-/** Read again after this long (real), in case the sandbox's speed was changed by hand. */
-const RESYNC_MS = 60_000;
+/** Read again after this long (real): the sandbox's speed may be changed by hand (POST /__sandbox/clock). */
+const RESYNC_MS = 5_000;
 const READ_TIMEOUT_MS = 2_000;
 
 /** A local sandbox's clock as last read, by base URL; one object per sandbox, so that limiters keep it. */
@@ -92,7 +92,16 @@ export async function hostClockFor(baseUrl: string, transport: Transport): Promi
 	return clock;
 }
 
+function isHostClock(clock: object): clock is HostClock {
+	return 'realDate' in clock && typeof clock.realDate === 'function' && 'realMs' in clock && typeof clock.realMs === 'function';
+}
+
 /** The real moment for a moment on the client's clock (real clocks pass it through). */
 export function realDateOn(clock: object, atMs: number): Date {
-	return 'realDate' in clock && typeof clock.realDate === 'function' ? (clock as HostClock).realDate(atMs) : new Date(atMs);
+	return isHostClock(clock) ? clock.realDate(atMs) : new Date(atMs);
+}
+
+/** How long a duration on the client's clock lasts in real time. */
+export function realMsOn(clock: object, ms: number): number {
+	return isHostClock(clock) ? clock.realMs(ms) : ms;
 }

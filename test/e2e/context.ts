@@ -120,9 +120,11 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /**
- * A credential on a key of its own on the account of `plan` (Pro unless given), the plan's limits scaled to `speed` (the
- * sandbox's speed while it is used), with the signing secret when `signed`. The node's limiter
- * and the service's rate windows are per key: a batch on it neither waits on the requests the
+ * A credential on a key of its own on the account of `plan` (Pro unless given), with the signing
+ * secret when `signed`. On a sandbox whose clients keep its clock (`clientClock: 'sandbox'`: the
+ * node follows it) the plan is the plan itself; otherwise its limits are scaled to `speed` (the
+ * sandbox's speed while it is used), since the node counts real minutes. The node's limiter and
+ * the service's rate windows are per key: a batch on it neither waits on the requests the
  * earlier checks spent nor spends those of the checks after it. Concurrency stays the account's.
  */
 export async function credentialOnOwnKey(context: Context, label: string, options: { speed: number; signed: boolean; plan?: PlanName }): Promise<Credential> {
@@ -132,13 +134,18 @@ export async function credentialOnOwnKey(context: Context, label: string, option
 	const added = await fetch(`${context.sandbox.url}/__sandbox/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: apiKey, account: `acct_${plan}`, label: `e2e-${label}` }) });
 	if (!added.ok) throw new Error(`the sandbox did not add a key for ${label}: ${added.status}`);
 	const name = `e2e ${label} ${stamp}`;
+	const limits = context.sandbox.config.clientClock === 'sandbox'
+		? { plan }
+		: {
+				plan: 'custom',
+				requestsPerMinute: PLANS[plan].requestsPerMinute * options.speed,
+				requestsPerHour: PLANS[plan].requestsPerHour * options.speed,
+				concurrentJobs: PLANS[plan].concurrentJobs,
+			};
 	const id = await context.n8n.createCredential(name, {
 		apiKey,
 		baseUrl: context.sandbox.url,
-		plan: 'custom',
-		requestsPerMinute: PLANS[plan].requestsPerMinute * options.speed,
-		requestsPerHour: PLANS[plan].requestsPerHour * options.speed,
-		concurrentJobs: PLANS[plan].concurrentJobs,
+		...limits,
 		...(options.signed ? { webhookSecret: context.sandbox.webhookSecret } : {}),
 		allowedHttpRequestDomains: 'all',
 	});

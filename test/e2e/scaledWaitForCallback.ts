@@ -11,7 +11,6 @@
  * most 1.2 requests a job (2.2 on the spec's strict reading, where callbacks come unsigned and
  * once and no create may be sent to find a job).
  */
-import type { Sandbox } from '../../sandbox';
 import type { PlanName } from '../../core/types';
 import { typicalRenderSeconds } from '../../sandbox/renderTimes';
 import { check, createActiveWorkflow, credentialOnOwnKey, errorOf, executionWith, outputOf, postRows, seconds, type Context } from './context';
@@ -20,6 +19,7 @@ import { linesAbout, perProcess, startsOf } from './queueLogs';
 import { describeFigures, expectedLimitMs, jobsEnded, jobsTagged, keyLabel, realTimeOf, requestFigures } from './scaledFigures';
 import type { ScaledLayout } from './scaledLayout';
 import { noOp, omniVideo, webhookWorkflow } from './workflows';
+import { withOwnSandbox } from './ownSandbox';
 
 export interface ScaledWaitOptions {
 	/** The check's name, also its key's label. */
@@ -27,24 +27,15 @@ export interface ScaledWaitOptions {
 	rows: number;
 	/** The sandbox's speed during the check. */
 	speed: number;
-	/** The sandbox to run against (the spec profile's), instead of the layout's own. */
-	sandbox?: Sandbox;
-	/** The strict reading: no create may be sent again, at most 2.2 requests a job. */
+	/** The strict reading (a sandbox under `--service spec`): no create may be sent again, at most 2.2 requests a job. */
 	strict: boolean;
-	/** The key's plan (Pro unless given): its limits, scaled to `speed`, and the limit the wall is held to. */
+	/** The key's plan (Pro unless given): its limits, and the limit the wall is held to. */
 	plan?: PlanName;
 }
 
+/** On a sandbox of the check's own, whose clock the node keeps (ownSandbox.ts). */
 export async function scaledWaitForCallback(layout: ScaledLayout, options: ScaledWaitOptions): Promise<string> {
-	const context: Context = options.sandbox ? { ...layout.context, sandbox: options.sandbox } : layout.context;
-	const { sandbox } = context;
-	const speed = sandbox.clock.speed;
-	sandbox.clock.setSpeed(options.speed);
-	try {
-		return await run(layout, context, options);
-	} finally {
-		sandbox.clock.setSpeed(speed);
-	}
+	return await withOwnSandbox(options, (sandbox) => run(layout, { ...layout.context, sandbox }, options));
 }
 
 async function run(layout: ScaledLayout, context: Context, options: ScaledWaitOptions): Promise<string> {
@@ -61,7 +52,8 @@ async function run(layout: ScaledLayout, context: Context, options: ScaledWaitOp
 	const workflowId = await createActiveWorkflow(
 		context,
 		webhookWorkflow(`e2e: ${options.name}`, path, [
-			omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'callback', options: { expectedRenderSeconds: Math.ceil(typicalSeconds / speed) } }, credential),
+			// On the sandbox's clock: its usual estimates, and Limit Wait Time in its minutes (the batch takes hours of them).
+			omniVideo('Generate Video', { resource: 'video', operation: 'generate', prompt: '={{ $json.prompt }}', resolution: '720P', duration: 4, waitMode: 'callback', callbackTimeoutMinutes: 24 * 60 }, credential),
 			noOp('After'),
 		]),
 	);

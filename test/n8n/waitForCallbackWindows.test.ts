@@ -51,3 +51,22 @@ it('sends what the windows take now and parks until they take more: callbacks me
 	const callbacksOf = (jobId: string) => n8n.webhookCalls.filter((call) => call.path.startsWith(`/webhook-waiting/${execution.id}`) && call.requestBody.includes(jobId));
 	for (const jobId of first) expect(callbacksOf(jobId).map((call) => call.status)).toEqual([200]);
 }, 90_000);
+
+it('with nothing of the batch running, waits in the step for a window that frees up soon instead of pausing on n8n’s wait tracker (up to a minute late)', async () => {
+	// Two requests a minute: bulk sends one, so each row's create waits for the minute to pass,
+	// and the second row's turn comes when the first job has ended: nothing runs, no callback can come.
+	const one = await N8nTestInstance.start({ omniVideoApi: { apiKey: sandbox.keys.pro, baseUrl: sandbox.url, ...NARROW, requestsPerMinute: 2, webhookSecret: sandbox.webhookSecret } });
+	try {
+		// n8n's wait tracker polls once a minute: a pause for the window would end a minute late.
+		one.waitTracker = { on: true, lateMs: 60_000 };
+		const prompts = ['Idle window clip 1', 'Idle window clip 2'];
+		const execution = await one.execute(workflowOf([callbackGenerateNode({ callbackTimeoutMinutes: 120 })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+		expect(execution.status).toBe('waiting');
+		// The first job's callback wakes it; the second create waits for the minute (1.2 s real) there.
+		const run = await finishedWithin(execution, 20_000);
+		expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(['done', 'done']);
+		expect([...sandbox.jobs.all.values()].filter((job) => prompts.includes(job.body.prompt))).toHaveLength(2);
+	} finally {
+		await one.stop();
+	}
+}, 60_000);

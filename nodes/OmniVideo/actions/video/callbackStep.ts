@@ -12,7 +12,7 @@ import { isRefusedCallbackUrl } from './callbackFallback';
 import { PROCESS_MARK, callbackUrlOf, isOver, runningRows, storeBatch, waitsForPlace, type BatchRow, type ParkedBatch } from './callbackBatch';
 import { batchItems, parkedItems } from './callbackRows';
 import { parkWithContinuation } from './parkContinuation';
-import { realDateOn } from '../../../shared/hostClock';
+import { realDateOn, realMsOn } from '../../../shared/hostClock';
 
 /** A job is looked up once it is this share of its render time past its expected end (and then as often). */
 const LATE_SHARE = 0.5;
@@ -25,9 +25,22 @@ const MIN_LATE_MS = 1_000;
  */
 const STEP_TURN_MS = 2_000;
 
+/**
+ * With nothing of the batch running no callback can come, so a step may wait for the windows
+ * itself, this long at most (real ms): n8n's wait tracker wakes a paused execution up to a minute
+ * late, and n8n's own Wait node waits in the process below 65 s for the same reason.
+ */
+const IDLE_TURN_REAL_MS = 65_000;
+
 /** Requests this step may still send without waiting past STEP_TURN_MS. */
 function requestRoom(client: OmniVideoClient): number {
 	return client.runtime.limiter.requestRoomBy(client.runtime.clock.now() + STEP_TURN_MS);
+}
+
+/** Whether the windows take a request within IDLE_TURN_REAL_MS (for a batch with nothing running). */
+function turnSoon(client: OmniVideoClient): boolean {
+	const { clock, limiter } = client.runtime;
+	return realMsOn(clock, limiter.nextRequestAt() - clock.now()) <= IDLE_TURN_REAL_MS;
 }
 
 /** What a step ends with: the node's output, or that the service refused the resume URL (the node polls). */
@@ -98,8 +111,9 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 		const running = runningRows(batch);
 		const elsewhere = running.filter((row) => row.by !== PROCESS_MARK).length;
 		const spare = everyRow ? waiting.length : Math.max(0, client.freeJobSlots() - elsewhere);
-		// A binary source's batch is made whole in its first step (see parkForCallbacks), waiting if it must.
-		const room = everyRow ? waiting.length : requestRoom(client);
+		// A binary source's batch is made whole in its first step (see parkForCallbacks), waiting if it
+		// must; so is the next row of a batch with nothing running when the windows free up soon.
+		const room = everyRow ? waiting.length : requestRoom(client) || (running.length === 0 && turnSoon(client) ? 1 : 0);
 		const take = Math.min(waiting.length, room, spare > 0 ? spare : running.length === 0 ? 1 : 0);
 		if (take === 0) return failures;
 		await Promise.all(
