@@ -26,21 +26,24 @@ const MIN_LATE_MS = 1_000;
 const STEP_TURN_MS = 2_000;
 
 /**
- * With nothing of the batch running no callback can come, so a step may wait for the windows
- * itself, this long at most (real ms): n8n's wait tracker wakes a paused execution up to a minute
- * late, and n8n's own Wait node waits in the process below 65 s for the same reason.
+ * When no callback of the batch is still to come (nothing runs, or only jobs whose callback came
+ * and waits to be confirmed), a step may wait for the windows itself, this long at most (real ms):
+ * n8n's wait tracker wakes a paused execution up to a minute late, and n8n's own Wait node waits in
+ * the process below 65 s for the same reason.
  */
-const IDLE_TURN_REAL_MS = 65_000;
+const QUIET_TURN_REAL_MS = 65_000;
 
-/** Requests this step may still send without waiting past STEP_TURN_MS. */
-function requestRoom(client: OmniVideoClient): number {
-	return client.runtime.limiter.requestRoomBy(client.runtime.clock.now() + STEP_TURN_MS);
-}
-
-/** Whether the windows take a request within IDLE_TURN_REAL_MS (for a batch with nothing running). */
-function turnSoon(client: OmniVideoClient): boolean {
+/**
+ * Requests this step may send now: what the windows take within STEP_TURN_MS; or, in a batch with
+ * no callback to come, up to `quietMost` of what they take within QUIET_TURN_REAL_MS (one create
+ * at a time: once it is made, a callback is to come again).
+ */
+function requestRoom(batch: ParkedBatch, client: OmniVideoClient, quietMost = 1): number {
 	const { clock, limiter } = client.runtime;
-	return realMsOn(clock, limiter.nextRequestAt() - clock.now()) <= IDLE_TURN_REAL_MS;
+	const room = limiter.requestRoomBy(clock.now() + STEP_TURN_MS);
+	if (room > 0 || !runningRows(batch).every((row) => row.confirm)) return room;
+	// QUIET_TURN_REAL_MS on the client's clock (a sped-up sandbox's, in tests).
+	return Math.min(quietMost, limiter.requestRoomBy(clock.now() + QUIET_TURN_REAL_MS / realMsOn(clock, 1)));
 }
 
 /** What a step ends with: the node's output, or that the service refused the resume URL (the node polls). */
@@ -81,7 +84,7 @@ async function lookUp(batch: ParkedBatch, client: OmniVideoClient, all = false):
 	}
 	// Confirmations first, then the most overdue; the rest wait for the windows (see STEP_TURN_MS).
 	const order = [...due.entries()].sort(([, a], [, b]) => Number(b.confirm ?? false) - Number(a.confirm ?? false) || (a.endAt ?? 0) - (b.endAt ?? 0));
-	const jobIds = order.map(([jobId]) => jobId).slice(0, all ? undefined : requestRoom(client));
+	const jobIds = order.map(([jobId]) => jobId).slice(0, all ? undefined : requestRoom(batch, client, Infinity));
 	await Promise.all(
 		jobIds.map(async (jobId) => {
 			const rows = batch.rows.filter((row) => row.job === jobId);
@@ -111,9 +114,8 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 		const running = runningRows(batch);
 		const elsewhere = running.filter((row) => row.by !== PROCESS_MARK).length;
 		const spare = everyRow ? waiting.length : Math.max(0, client.freeJobSlots() - elsewhere);
-		// A binary source's batch is made whole in its first step (see parkForCallbacks), waiting if it
-		// must; so is the next row of a batch with nothing running when the windows free up soon.
-		const room = everyRow ? waiting.length : requestRoom(client) || (running.length === 0 && turnSoon(client) ? 1 : 0);
+		// A binary source's batch is made whole in its first step (see parkForCallbacks), waiting if it must.
+		const room = everyRow ? waiting.length : requestRoom(batch, client);
 		const take = Math.min(waiting.length, room, spare > 0 ? spare : running.length === 0 ? 1 : 0);
 		if (take === 0) return failures;
 		await Promise.all(
@@ -144,7 +146,7 @@ function nextLook(batch: ParkedBatch, nowMs: number, client: OmniVideoClient): n
 	const times = runningRows(batch).map((row) => Math.max((row.endAt ?? nowMs) + lateMs(row), (row.lookedAt ?? 0) + lateMs(row)));
 	// Rows wait: for the windows (then as soon as they take a request), or for a place that other
 	// work holds (then again after a short while).
-	if (batch.rows.some(waitsForPlace)) times.push(requestRoom(client) === 0 ? nowMs : nowMs + 30_000);
+	if (batch.rows.some(waitsForPlace)) times.push(requestRoom(batch, client) === 0 ? nowMs : nowMs + 30_000);
 	const turnAt = client.runtime.limiter.nextRequestAt();
 	return Math.max(nowMs + MIN_LATE_MS, Math.min(batch.limitAt, ...times.map((at) => Math.max(at, turnAt))));
 }
