@@ -84,6 +84,8 @@ export class EngineServer {
 	/** Faults: the next N step files are refused (500), and resume requests are answered but lost. */
 	failNextFileWrites = 0;
 	loseResumes = false;
+	/** Fault: store writes this picks are refused (500), as a server whose database is failing would. */
+	refuseStoreWrite?: (key: string, value: unknown) => boolean;
 	private gathering?: { keyPart: string; count: number; held: Array<() => void> };
 
 	get publicApiUrl(): string {
@@ -210,6 +212,7 @@ export class EngineServer {
 		}
 		if (method === 'POST') {
 			const { key, value } = JSON.parse(raw.toString('utf8')) as { key: string; value: unknown };
+			if (this.refuseStoreWrite?.(key, value)) return answer(500, { message: 'Failed to save the store entry' });
 			this.storeEntries.set(key, value);
 			return answer(200, { key, value });
 		}

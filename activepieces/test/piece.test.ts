@@ -204,6 +204,22 @@ describe('Generate Video', () => {
 		expect(creates()).toBe(createsBefore);
 	});
 
+	it("a store that fails to keep the job's record after the create fails the step naming the job; the step run again sends no create", async () => {
+		const server = unreachableInstance();
+		const run = newFlowRun();
+		const props = { prompt: 'A fox in snow', ...fast, wait: 'none' };
+		server.refuseStoreWrite = (_key, value) => typeof value === 'object' && value !== null && 'jobId' in value;
+		const createsBefore = creates();
+		const error = await failure(step('generate_video', props, { server, run, stepName: 'generate' }));
+		expect(error.message).toMatch(/made job \S+, but the flow's store did not keep/);
+		expect(error.message).toContain('Get Job');
+		server.refuseStoreWrite = undefined;
+		run.steps.delete('generate');
+		const again = await failure(step('generate_video', props, { server, run, stepName: 'generate' }));
+		expect(again.message).toContain('may have created this step\'s job');
+		expect(creates()).toBe(createsBefore + 1);
+	});
+
 	it('the same input in another run is a new job; the same run and step always have the same idempotency key', async () => {
 		const props = { prompt: 'A kite over dunes', ...fast, wait: 'none' };
 		const [a, b] = [newFlowRun(), newFlowRun()];
@@ -285,7 +301,7 @@ describe('Generate Video', () => {
 	});
 
 	it('polling stays inside the run cap of 600 s: a longer timeout is cut, and a timeout names the job for Get Job', async () => {
-		const { pollTimeoutMs, MAX_POLL_MS } = await import('../src/actions/generate-video');
+		const { pollTimeoutMs, MAX_POLL_MS } = await import('../src/run/pollBudget');
 		expect(MAX_POLL_MS).toBeLessThan(600_000);
 		expect([pollTimeoutMs(3600), pollTimeoutMs(undefined), pollTimeoutMs(30)]).toEqual([MAX_POLL_MS, MAX_POLL_MS, 30_000]);
 		const error = await failure(step('generate_video', { prompt: 'A slow glacier', resolution: '4K', duration: 10, wait: 'poll', timeoutSeconds: 0.5, expectedSeconds: 0.2 }));

@@ -15,7 +15,6 @@ import {
 	isTerminal,
 	jobFailedError,
 	isOmniVideoError,
-	TransportError,
 	validateGenerateInput,
 	type GenerateVideoInput,
 	type JobRecord,
@@ -25,33 +24,10 @@ import { omniVideoAuth } from '../auth';
 import { connectionOf, inStepTerms, omniVideoClient } from '../host';
 import { includeVideoFileProp, jobOutput, type JobOutput } from '../job';
 
-import { flowTimeoutMs, runStartedAtMs, DEFAULT_FLOW_TIMEOUT_SECONDS } from '../run/runLimits';
+import { runStartedAtMs } from '../run/runLimits';
+import { MAX_POLL_MS, RUN_CAP_MS, lookAfterMs, pollTimeoutMs, runLeftMs } from '../run/pollBudget';
+import { createOnce, outcomeUnknownError, skipped, type Attempt } from '../run/stepAttempt';
 import { listRecord } from '../run/stepRecords';
-
-/** Activepieces stops a run after 600 s of activity (its cloud, and self-hosted instances by default). */
-const RUN_CAP_MS = DEFAULT_FLOW_TIMEOUT_SECONDS * 1000;
-/** Polling ends this long before the cap: room for the last look, the download and the steps after. */
-const RUN_CAP_MARGIN_MS = 60_000;
-export const MAX_POLL_MS = RUN_CAP_MS - RUN_CAP_MARGIN_MS;
-/** However little of the run is left, one look at the job: the step then ends with its id. */
-const MIN_POLL_MS = 1_000;
-
-/**
- * How long polling may go on: as asked, never past what the run has left of the instance's flow
- * timeout (AP_FLOW_TIMEOUT_SECONDS, from the run's start as this process saw it) less the margin.
- * The worker kills a run at its timeout: polling ends first, with the job id to look up.
- */
-export function pollTimeoutMs(seconds: unknown, runLeftMs: number = flowTimeoutMs()): number {
-	const cap = Math.max(MIN_POLL_MS, runLeftMs - RUN_CAP_MARGIN_MS);
-	const asked = Number(seconds) > 0 ? Number(seconds) * 1000 : cap;
-	return Math.min(asked, cap);
-}
-
-/** What the run has left of the flow timeout: its start is when this process first saw the run. */
-function runLeftMs(runId: string): number {
-	const now = Date.now();
-	return flowTimeoutMs() - (now - runStartedAtMs(runId, now));
-}
 
 /**
  * An agent's or MCP tool's call: the engine runs the action alone, with constant flow and run ids
@@ -59,22 +35,6 @@ function runLeftMs(runId: string): number {
  */
 function isToolCall(ctx: { flows: { current: { id: string } }; run: { id: string } }): boolean {
 	return ctx.run.id === DEFAULT_MCP_DATA.flowRunId || ctx.flows.current.id === DEFAULT_MCP_DATA.flowId;
-}
-
-/**
- * What one run of the step sent, kept in the flow's store under its idempotency key: a retry of
- * the step must send the same body (the same callback URL) or none at all, and the resumed step
- * must know its job. `sentAtMs` is set before the create goes out and `jobId` once it is known:
- * a record with the one and not the other is a create whose outcome is unknown, never sent again.
- * It stays after the step's output is made, for as long as the key lasts (run/stepRecords.ts).
- */
-interface Attempt {
-	callbackUrl?: string;
-	waitpointId?: string;
-	jobId?: string;
-	sentAtMs?: number;
-	/** Why the step polls although Callback was asked for (the service refused the resume URL). */
-	callbackSkipped?: string;
 }
 
 const RESOLUTION_LABELS: Record<(typeof GENERATE_LIMITS.resolutions)[number], string> = {
@@ -159,30 +119,9 @@ async function callbackWaitpoint(ctx: Context, allowInsecureLoopbackCallback: bo
 	return isAcceptedCallbackUrl(waitpoint.resumeUrl, { allowInsecureLoopbackCallback }) ? waitpoint : undefined;
 }
 
-/** How long after its expected end a paused step looks its job up when no callback came. */
-export function lookAfterMs(expectedMs: number): number {
-	return Math.max(60_000, Math.round(expectedMs / 2));
-}
-
 /** The service refused the job's callback URL (nothing created, nothing charged). */
 function isRefusedCallbackUrl(error: unknown): boolean {
 	return isOmniVideoError(error) && error.code === 'invalid_callback_url';
-}
-
-/** A create that failed where it may have reached the service and made the job. */
-function mayHaveCreated(error: unknown): boolean {
-	if (error instanceof TransportError) return error.outcomeUnknown;
-	return isOmniVideoError(error) && (error.kind === 'service' || error.kind === 'timeout');
-}
-
-/** What the step says when it cannot know whether its create made a job, and will not send it again. */
-function outcomeUnknownError(idempotencyKey: string, sentAtMs: number, cause?: unknown): Error {
-	const what = cause instanceof Error ? `${cause.message.split('. ')[0].replace(/\.$/, '')}. ` : '';
-	return new Error(
-		`${what}Omni Video may have created this step's job (its create was sent at ${new Date(sentAtMs).toISOString()} with idempotency key ${idempotencyKey}, ` +
-			'and no answer named a job). It is not sent again, so that a video is never paid for twice: look for the job in your Omni Video dashboard ' +
-			'and read it with Get Job, or run the flow again to make a new one.',
-	);
 }
 
 /**
@@ -254,12 +193,12 @@ async function generate(ctx: Context, testing: boolean): Promise<JobOutput> {
 	}
 	let created: Awaited<ReturnType<OmniVideoClient['generateVideo']>>;
 	try {
-		created = await create(ctx, client, storeKey, attempt, input, { idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: wait !== 'none' });
+		created = await createOnce(ctx.store, storeKey, client, attempt, input, { idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: wait !== 'none' });
 	} catch (error) {
 		if (!attempt.waitpointId || !isRefusedCallbackUrl(error)) throw error;
 		// Refused for the callback URL alone (nothing made, nothing charged): the step polls, as n8n's does.
 		attempt = { callbackSkipped: `Omni Video refused this instance's resume URL as a callback URL (${String((error as Error).message).split('. ')[0]})` };
-		created = await create(ctx, client, storeKey, attempt, input, { idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: true });
+		created = await createOnce(ctx.store, storeKey, client, attempt, input, { idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: true });
 	}
 	const { job } = created;
 	if (wait === 'none') return finished(ctx, job, extra);
@@ -269,37 +208,6 @@ async function generate(ctx: Context, testing: boolean): Promise<JobOutput> {
 		return jobOutput(job, { extra: { ...extra, waitedBy: 'callback' } });
 	}
 	return finished(ctx, await poll(client, job, ctx, created.expectedMs), { ...extra, waitedBy: 'polling', ...skipped(attempt) });
-}
-
-function skipped(attempt: Attempt): Record<string, unknown> {
-	return attempt.callbackSkipped ? { callbackSkipped: attempt.callbackSkipped } : {};
-}
-
-/**
- * Sends the step's create once: the record says it was sent before it goes, and names its job
- * after. A create refused before it could make anything (bad input, limits, a refused
- * connection) leaves the record as it was before, and may be sent again; one whose outcome is
- * unknown (no answer, 5xx) is never sent again (outcomeUnknownError).
- */
-async function create(
-	ctx: Context,
-	client: OmniVideoClient,
-	storeKey: string,
-	attempt: Attempt,
-	input: GenerateVideoInput,
-	options: Parameters<OmniVideoClient['generateVideo']>[1],
-): ReturnType<OmniVideoClient['generateVideo']> {
-	const sentAtMs = Date.now();
-	await ctx.store.put(storeKey, { ...attempt, sentAtMs });
-	try {
-		const created = await client.generateVideo({ ...input, callbackUrl: attempt.callbackUrl }, options);
-		await ctx.store.put(storeKey, { ...attempt, sentAtMs, jobId: created.job.id });
-		return created;
-	} catch (error) {
-		if (mayHaveCreated(error)) throw outcomeUnknownError(String(options?.idempotencyKey), sentAtMs, error);
-		await ctx.store.put(storeKey, attempt);
-		throw error;
-	}
 }
 
 /**
