@@ -91,17 +91,3 @@ export async function hostClockFor(baseUrl: string, transport: Transport): Promi
 	}
 	return clock;
 }
-
-function isHostClock(clock: object): clock is HostClock {
-	return 'realDate' in clock && typeof clock.realDate === 'function' && 'realMs' in clock && typeof clock.realMs === 'function';
-}
-
-/** The real moment for a moment on the client's clock (real clocks pass it through). */
-export function realDateOn(clock: object, atMs: number): Date {
-	return isHostClock(clock) ? clock.realDate(atMs) : new Date(atMs);
-}
-
-/** How long a duration on the client's clock lasts in real time. */
-export function realMsOn(clock: object, ms: number): number {
-	return isHostClock(clock) ? clock.realMs(ms) : ms;
-}

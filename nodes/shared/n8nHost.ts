@@ -21,7 +21,7 @@ import {
 	type OmniVideoClient,
 	type Transport,
 } from '../../core';
-import { hostClockFor } from './hostClock';
+import { hostClockFor, type HostClock } from './hostClock';
 
 export const CREDENTIAL_TYPE = 'omniVideoApi';
 
@@ -88,7 +88,7 @@ function n8nTransport(context: N8nContext): Transport {
 /** core's client for this execution; its limiter is shared with every other use of the key. */
 export async function omniVideoClient(
 	context: N8nContext,
-): Promise<{ client: OmniVideoClient; credentials: ICredentialDataDecryptedObject; baseUrl: string }> {
+): Promise<{ client: OmniVideoClient; clock: HostClock; credentials: ICredentialDataDecryptedObject; baseUrl: string }> {
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
 	const baseUrl = baseUrlOf(credentials);
 	const apiKey = String(credentials.apiKey ?? '');
@@ -104,5 +104,5 @@ export async function omniVideoClient(
 		limiterKey: keyFingerprint(apiKey, baseUrl),
 		redact: [apiKey],
 	});
-	return { client, credentials, baseUrl };
+	return { client, clock, credentials, baseUrl };
 }

@@ -2,7 +2,7 @@
 import { startSandbox } from '../../sandbox';
 import type { Transport } from '../../core';
 import { createAxiosTransport } from '../../node-host/axiosTransport';
-import { hostClockFor, realDateOn } from '../../nodes/shared/hostClock';
+import { hostClockFor } from '../../nodes/shared/hostClock';
 
 /** The node's clock (nodes/shared/hostClock.ts): real time unless a local sandbox asks its clients to keep its own. */
 
@@ -20,7 +20,7 @@ it('keeps a sped-up sandbox’s clock when the sandbox asks (--client-clock sand
 		expect(Math.abs(clock.now() - sandbox.clock.now())).toBeLessThan(2_000);
 		expect(clock.now() - Date.now()).toBeGreaterThan(3_500_000);
 		expect(clock.realMs(60_000)).toBe(600);
-		const wake = realDateOn(clock, clock.now() + 60_000).getTime() - Date.now();
+		const wake = clock.realDate(clock.now() + 60_000).getTime() - Date.now();
 		expect(wake).toBeGreaterThan(550);
 		expect(wake).toBeLessThan(650);
 	} finally {
@@ -44,5 +44,5 @@ it('runs on real time against a sandbox that does not ask, and asks nothing of a
 	const sent = jest.fn(refusing.plain);
 	const clock = await hostClockFor('https://api.omnivideo.example', { ...refusing, plain: sent });
 	expect(sent).not.toHaveBeenCalled();
-	expect(realDateOn(clock, 1_000).getTime()).toBe(1_000);
+	expect(clock.realDate(1_000).getTime()).toBe(1_000);
 });

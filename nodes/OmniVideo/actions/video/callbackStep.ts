@@ -12,7 +12,7 @@ import { isRefusedCallbackUrl } from './callbackFallback';
 import { PROCESS_MARK, callbackUrlOf, isOver, runningRows, storeBatch, waitsForPlace, type BatchRow, type ParkedBatch } from './callbackBatch';
 import { batchItems, parkedItems } from './callbackRows';
 import { parkWithContinuation } from './parkContinuation';
-import { realDateOn, realMsOn } from '../../../shared/hostClock';
+import type { HostClock } from '../../../shared/hostClock';
 
 /** A job is looked up once it is this share of its render time past its expected end (and then as often). */
 const LATE_SHARE = 0.5;
@@ -38,12 +38,12 @@ const QUIET_TURN_REAL_MS = 65_000;
  * no callback to come, up to `quietMost` of what they take within QUIET_TURN_REAL_MS (one create
  * at a time: once it is made, a callback is to come again).
  */
-function requestRoom(batch: ParkedBatch, client: OmniVideoClient, quietMost = 1): number {
-	const { clock, limiter } = client.runtime;
+function requestRoom(batch: ParkedBatch, client: OmniVideoClient, clock: HostClock, quietMost = 1): number {
+	const { limiter } = client.runtime;
 	const room = limiter.requestRoomBy(clock.now() + STEP_TURN_MS);
 	if (room > 0 || !runningRows(batch).every((row) => row.confirm)) return room;
 	// QUIET_TURN_REAL_MS on the client's clock (a sped-up sandbox's, in tests).
-	return Math.min(quietMost, limiter.requestRoomBy(clock.now() + QUIET_TURN_REAL_MS / realMsOn(clock, 1)));
+	return Math.min(quietMost, limiter.requestRoomBy(clock.now() + QUIET_TURN_REAL_MS / clock.realMs(1)));
 }
 
 /** What a step ends with: the node's output, or that the service refused the resume URL (the node polls). */
@@ -75,8 +75,8 @@ function mergeHeard(batch: ParkedBatch, client: OmniVideoClient): void {
 }
 
 /** Unsigned callbacks confirmed, and overdue jobs (their callback lost, refused or never sent) looked up. */
-async function lookUp(batch: ParkedBatch, client: OmniVideoClient, all = false): Promise<void> {
-	const now = client.runtime.clock.now();
+async function lookUp(batch: ParkedBatch, client: OmniVideoClient, clock: HostClock, all = false): Promise<void> {
+	const now = clock.now();
 	const due = new Map<string, BatchRow>();
 	for (const row of runningRows(batch)) {
 		const late = now >= (row.endAt ?? 0) + lateMs(row) && (row.lookedAt === undefined || now - row.lookedAt >= lateMs(row));
@@ -84,17 +84,17 @@ async function lookUp(batch: ParkedBatch, client: OmniVideoClient, all = false):
 	}
 	// Confirmations first, then the most overdue; the rest wait for the windows (see STEP_TURN_MS).
 	const order = [...due.entries()].sort(([, a], [, b]) => Number(b.confirm ?? false) - Number(a.confirm ?? false) || (a.endAt ?? 0) - (b.endAt ?? 0));
-	const jobIds = order.map(([jobId]) => jobId).slice(0, all ? undefined : requestRoom(batch, client, Infinity));
+	const jobIds = order.map(([jobId]) => jobId).slice(0, all ? undefined : requestRoom(batch, client, clock, Infinity));
 	await Promise.all(
 		jobIds.map(async (jobId) => {
 			const rows = batch.rows.filter((row) => row.job === jobId);
 			try {
 				const job = client.runtime.endedJobs.recall(jobId) ?? (await client.getJob(jobId));
-				for (const row of rows) Object.assign(row, { lookedAt: client.runtime.clock.now(), confirm: false });
+				for (const row of rows) Object.assign(row, { lookedAt: clock.now(), confirm: false });
 				if (isTerminal(job)) ended(batch, job, client);
 			} catch {
 				// Looked at again at its next turn.
-				for (const row of rows) row.lookedAt = client.runtime.clock.now();
+				for (const row of rows) row.lookedAt = clock.now();
 			}
 		}),
 	);
@@ -106,7 +106,7 @@ async function lookUp(batch: ParkedBatch, client: OmniVideoClient, all = false):
  * nothing of the batch runs, so that something calls back. Each create is noted in the node's
  * ledger before it leaves (sendPlanned): a create whose outcome is unknown is never sent again.
  */
-async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: OmniVideoClient, resumeUrl: string, everyRow: boolean): Promise<unknown[]> {
+async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: OmniVideoClient, clock: HostClock, resumeUrl: string, everyRow: boolean): Promise<unknown[]> {
 	const failures: unknown[] = [];
 	for (;;) {
 		const waiting = batch.rows.map((row, index) => ({ row, index })).filter(({ row }) => waitsForPlace(row));
@@ -115,13 +115,13 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 		const elsewhere = running.filter((row) => row.by !== PROCESS_MARK).length;
 		const spare = everyRow ? waiting.length : Math.max(0, client.freeJobSlots() - elsewhere);
 		// A binary source's batch is made whole in its first step (see parkForCallbacks), waiting if it must.
-		const room = everyRow ? waiting.length : requestRoom(batch, client);
+		const room = everyRow ? waiting.length : requestRoom(batch, client, clock);
 		const take = Math.min(waiting.length, room, spare > 0 ? spare : running.length === 0 ? 1 : 0);
 		if (take === 0) return failures;
 		await Promise.all(
 			waiting.slice(0, take).map(async ({ row, index }) => {
 				const plan = row.plan!;
-				const sentAt = client.runtime.clock.now();
+				const sentAt = clock.now();
 				try {
 					const { created } = await sendPlanned.call(context, client, plan, false, callbackUrlOf(resumeUrl, index));
 					Object.assign(row, { job: created.job.id, endAt: sentAt + created.expectedMs, renderMs: created.expectedMs, by: PROCESS_MARK, plan: undefined });
@@ -142,11 +142,11 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
  * When the batch must look without a callback: its earliest overdue moment, and no sooner than
  * the plan's windows take a request (looking costs one), bounded by Limit Wait Time.
  */
-function nextLook(batch: ParkedBatch, nowMs: number, client: OmniVideoClient): number {
+function nextLook(batch: ParkedBatch, nowMs: number, client: OmniVideoClient, clock: HostClock): number {
 	const times = runningRows(batch).map((row) => Math.max((row.endAt ?? nowMs) + lateMs(row), (row.lookedAt ?? 0) + lateMs(row)));
 	// Rows wait: for the windows (then as soon as they take a request), or for a place that other
 	// work holds (then again after a short while).
-	if (batch.rows.some(waitsForPlace)) times.push(requestRoom(batch, client) === 0 ? nowMs : nowMs + 30_000);
+	if (batch.rows.some(waitsForPlace)) times.push(requestRoom(batch, client, clock) === 0 ? nowMs : nowMs + 30_000);
 	const turnAt = client.runtime.limiter.nextRequestAt();
 	return Math.max(nowMs + MIN_LATE_MS, Math.min(batch.limitAt, ...times.map((at) => Math.max(at, turnAt))));
 }
@@ -160,28 +160,28 @@ function nextLook(batch: ParkedBatch, nowMs: number, client: OmniVideoClient): n
 export async function stepBatch(
 	context: IExecuteFunctions,
 	batch: ParkedBatch,
-	client: OmniVideoClient,
+	{ client, clock }: { client: OmniVideoClient; clock: HostClock },
 	resumeUrl: string,
 	options: { first: boolean; everyRow?: boolean; failFast?: boolean },
 ): Promise<StepResult> {
 	mergeHeard(batch, client);
-	await lookUp(batch, client);
-	const failures = await makeRows(context, batch, client, resumeUrl, options.everyRow ?? false);
+	await lookUp(batch, client, clock);
+	const failures = await makeRows(context, batch, client, clock, resumeUrl, options.everyRow ?? false);
 	if (options.first && batch.rows.every((row) => row.job === undefined) && batch.rows.some((row) => row.error?.refusedCallbackUrl)) {
 		storeBatch(context, undefined);
 		return { refusedCallbackUrl: true };
 	}
 	// A create failed and the user lets no error through: the run fails, nothing is parked.
 	if (options.failFast && failures.length > 0) return { failed: failures };
-	const now = client.runtime.clock.now();
+	const now = clock.now();
 	batch.step = (batch.step ?? 0) + 1;
 	if (isOver(batch) || now >= batch.limitAt) {
 		// Time is up: what the service says now is each job's outcome (done, failed or still rendering).
-		if (!isOver(batch)) await lookUp(batch, client, true);
+		if (!isOver(batch)) await lookUp(batch, client, clock, true);
 		storeBatch(context, undefined);
 		return { output: [await batchItems(context, batch, resumeUrl)] };
 	}
 	storeBatch(context, batch);
-	await parkWithContinuation(context, realDateOn(client.runtime.clock, nextLook(batch, now, client)));
+	await parkWithContinuation(context, clock.realDate(nextLook(batch, now, client, clock)));
 	return { output: [parkedItems(batch, resumeUrl)] };
 }

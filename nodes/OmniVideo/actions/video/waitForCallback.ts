@@ -18,7 +18,7 @@ import { stepBatch } from './callbackStep';
 export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeExecutionData[][] | CallbackFallback> {
 	const items = this.getInputData();
 	const resumeUrl = String(this.evaluateExpression('{{ $execution.resumeUrl }}', 0));
-	const { client, baseUrl } = await omniVideoClient(this);
+	const { client, clock, baseUrl } = await omniVideoClient(this);
 	const scope = keyScopeOf(this);
 	const read = executeParameterReader(this);
 	const rows: BatchRow[] = items.map((_item, itemIndex) => {
@@ -33,7 +33,7 @@ export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeEx
 	const batch: ParkedBatch = { runIndex: scope.runIndex, limitAt: client.runtime.clock.now() + limitMinutes * 60_000, rows, heard: [] };
 	// A binary source's upload needs this execution's data: such batches are made here, whole.
 	const everyRow = rows.some((row) => row.plan?.binaryPropertyName !== undefined);
-	const result = await stepBatch(this, batch, client, resumeUrl, { first: true, everyRow, failFast: !this.continueOnFail() });
+	const result = await stepBatch(this, batch, { client, clock }, resumeUrl, { first: true, everyRow, failFast: !this.continueOnFail() });
 	if ('refusedCallbackUrl' in result) return refusedCallbackFallback(baseUrl, resumeUrl);
 	if ('failed' in result) {
 		const failure = result.failed[0];
@@ -53,8 +53,8 @@ export async function continueForCallbacks(this: IExecuteFunctions): Promise<INo
 	const batch = batchIn(this.getContext('node'));
 	if (!batch) return undefined;
 	const resumeUrl = String(this.evaluateExpression('{{ $execution.resumeUrl }}', 0));
-	const { client } = await omniVideoClient(this);
-	const result = await stepBatch(this, batch, client, resumeUrl, { first: false });
+	const { client, clock } = await omniVideoClient(this);
+	const result = await stepBatch(this, batch, { client, clock }, resumeUrl, { first: false });
 	if ('output' in result) return result.output;
 	throw toNodeError(this.getNode(), 'failed' in result ? result.failed[0] : new Error('The service refused the resume URL'), 0);
 }
