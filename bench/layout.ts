@@ -34,7 +34,7 @@ export async function layoutRuns(options: SideBySideOptions, show: (r: BatchResu
 			for (const processes of PROCESSES) {
 				const entry: LayoutEntry = { plan: plan.name, processes, items };
 				try {
-					entry.result = await runBatch(layoutName(processes, items), plan, { ...options, rows: items }, (s) => n8nWaitForCallback(s, true, processes), 'real', 'n8n on the real clock');
+					entry.result = await runBatch(layoutName(processes, items), plan, { ...options, rows: items }, (s) => n8nWaitForCallback(s, true, processes), 'sandbox', 'n8n on the sandbox’s clock');
 					show(entry.result);
 				} catch (error) {
 					if (error instanceof NotSupportedYet) entry.notSupported = error.message;

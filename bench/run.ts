@@ -14,11 +14,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import buildPackagesIfStale from '../test/support/globalSetup';
-import { expectedRenderSeconds } from '../core/pacing/estimate';
 import type { BatchResult } from './measure';
 import { BENCH_PLANS, runBatch, type SideBySideOptions } from './sideBySide';
 import { ROW_SIZE, coreCallbacks, corePolling, naiveLoop, type BatchSetup, type StrategyOutcome } from './strategies';
-import { n8nWaitForCallback, warmUpN8nEngine } from './n8nCallback';
+import { N8N_SPEED, n8nWaitForCallback, warmUpN8nEngine } from './n8nCallback';
 import { downloadMemory, type MemoryResult } from './memory';
 import { cpuPerJob, type CpuResult } from './cpu';
 import { sideBySideChart } from './chart';
@@ -44,7 +43,7 @@ const CPU_SIZES = [50, 200, 1000];
 /** Known causes of the targets this run misses, shown beside the figures (see docs/benchmarks.md). */
 const WHY: Partial<Record<string, string>> = {
 	[STRATEGIES.n8nSigned]:
-		'The node parks once the plan’s places are taken and each callback makes the next row’s job: a place idles from a job’s end to the next create, the service’s delivery, n8n’s webhook and the create (a few real milliseconds, times the sandbox’s speed here)',
+		'The node parks once the plan’s places are taken and each callback makes the next row’s job: a place idles from a job’s end to the next create, the service’s delivery, n8n’s webhook and the create (a few real milliseconds, times the sandbox’s speed here). Requests past one a job are lookups: of the slowest jobs, looked up half their expected time past their expected end while still rendering (the safety net for a lost callback), and of jobs whose callback n8n refused (409) while a step of the execution ran',
 	[STRATEGIES.n8nLookup]: 'As (d) signed, with one lookup to confirm each callback',
 	[STRATEGIES.polling]:
 		'Without progress a lookup says only whether the job has ended, so each job’s slot idles from its end to the look that sees it (known after end, median ~10 s). The same schedule knowing the render-time distribution exactly does no better: on virtual time, means of 10 batches, core is within 3 % of it at equal requests a job (section “Learning against knowing”), and 1.08× takes about 4 requests a job on either (trade-off curve below). Single runs at ×50 move by ±4 % with real latency (a millisecond is 50 ms of render time) and the machine’s load',
@@ -56,12 +55,12 @@ const MEMORY_WHY =
 	'n8n’s default mode keeps binary data in the item as base64: the base64 string (1.33× the file) is made from a whole buffer of the file (1×), so the peak is at least 2.33× the file in that mode, whatever the node does; filesystem mode streams to disk';
 
 type Runner = (setup: BatchSetup) => Promise<StrategyOutcome>;
-const RUNS: Array<{ strategy: string; run: Runner; clientClock: 'real' | 'sandbox'; note?: string }> = [
+const RUNS: Array<{ strategy: string; run: Runner; clientClock: 'real' | 'sandbox'; speed?: number; note?: string }> = [
 	{ strategy: STRATEGIES.signed, run: (s) => coreCallbacks(s, true), clientClock: 'sandbox' },
 	{ strategy: STRATEGIES.lookup, run: (s) => coreCallbacks(s, false), clientClock: 'sandbox' },
 	{ strategy: STRATEGIES.polling, run: corePolling, clientClock: 'sandbox' },
-	{ strategy: STRATEGIES.n8nSigned, run: (s) => n8nWaitForCallback(s, true), clientClock: 'real', note: 'n8n on the real clock' },
-	{ strategy: STRATEGIES.n8nLookup, run: (s) => n8nWaitForCallback(s, false), clientClock: 'real', note: 'n8n on the real clock' },
+	{ strategy: STRATEGIES.n8nSigned, run: (s) => n8nWaitForCallback(s, true), clientClock: 'sandbox', speed: N8N_SPEED },
+	{ strategy: STRATEGIES.n8nLookup, run: (s) => n8nWaitForCallback(s, false), clientClock: 'sandbox', speed: N8N_SPEED },
 	{ strategy: STRATEGIES.naive5, run: (s) => naiveLoop(s, 5_000), clientClock: 'sandbox' },
 	{ strategy: STRATEGIES.naive10, run: (s) => naiveLoop(s, 10_000), clientClock: 'sandbox' },
 ];
@@ -103,6 +102,31 @@ function writeReport(dir: string, measured: Measured): void {
 	writeFileSync(join(dir, 'results.md'), report({ ...measured, checks, memoryChecks }));
 }
 
+function runSideBySide(entry: (typeof RUNS)[number], plan: (typeof BENCH_PLANS)[number], options: SideBySideOptions): Promise<BatchResult> {
+	return runBatch(entry.strategy, plan, entry.speed ? { ...options, speed: entry.speed } : options, entry.run, entry.clientClock, entry.note);
+}
+
+/** (d) alone, on every plan and distribution (`--update=n8n`: the n8n node changed, nothing else). */
+async function n8nSideBySide(show: (r: BatchResult) => void): Promise<BatchResult[]> {
+	const results: BatchResult[] = [];
+	for (const options of DISTRIBUTIONS) {
+		for (const plan of BENCH_PLANS) {
+			for (const entry of RUNS.filter((r) => r.strategy === STRATEGIES.n8nSigned || r.strategy === STRATEGIES.n8nLookup)) {
+				const result = await runSideBySide(entry, plan, options);
+				results.push(result);
+				show(result);
+			}
+		}
+	}
+	return results;
+}
+
+/** Earlier results with the fresh ones in place of those they measure again. */
+function mergeResults(old: BatchResult[], fresh: BatchResult[]): BatchResult[] {
+	const same = (a: BatchResult) => (b: BatchResult) => a.plan === b.plan && a.distribution === b.distribution && a.strategy === b.strategy;
+	return old.map((r) => fresh.find(same(r)) ?? r).concat(fresh.filter((f) => !old.some(same(f))));
+}
+
 async function main(): Promise<void> {
 	const dir = join(__dirname, 'results');
 	if (process.argv.includes('--report-only')) {
@@ -131,6 +155,7 @@ async function main(): Promise<void> {
 		if (names.includes('learning')) measured.learning = await learningRuns(DISTRIBUTIONS, show);
 		if (names.includes('queue')) measured.queueMode = await queueModeRuns(DISTRIBUTIONS, show);
 		if (names.includes('layout')) measured.layout = await layoutRuns(LAYOUT_OPTIONS, show);
+		if (names.includes('n8n')) measured.batches = mergeResults(measured.batches, await n8nSideBySide(show));
 		writeFileSync(join(dir, 'results.json'), `${JSON.stringify({ ...measured, options: OPTIONS }, null, 2)}\n`);
 		writeReport(dir, measured);
 		return;
@@ -149,10 +174,10 @@ async function main(): Promise<void> {
 	}
 	for (const options of DISTRIBUTIONS) {
 		for (const plan of BENCH_PLANS) {
-			for (const { strategy, run, clientClock, note } of RUNS) {
+			for (const entry of RUNS) {
 				// --polling-only: the polling comparison alone (no n8n, no naive loops of every row at once).
-				if (only && strategy !== STRATEGIES.polling) continue;
-				const result = await runBatch(strategy, plan, options, run, clientClock, note);
+				if (only && entry.strategy !== STRATEGIES.polling) continue;
+				const result = await runSideBySide(entry, plan, options);
 				batches.push(result);
 				show(result);
 			}
@@ -169,14 +194,12 @@ async function main(): Promise<void> {
 		// Polling changed, nothing else: its runs and the sections of issue 24 are measured again,
 		// the other strategies, memory and CPU kept from the last whole run (the report says so).
 		const previous = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Measured;
-		const same = (a: BatchResult) => (b: BatchResult) => a.plan === b.plan && a.distribution === b.distribution && a.strategy === b.strategy;
-		const merge = (old: BatchResult[], fresh: BatchResult[]) => old.map((r) => fresh.find(same(r)) ?? r).concat(fresh.filter((f) => !old.some(same(f))));
 		const measured: Measured = {
 			...previous,
 			date: new Date().toISOString().slice(0, 16).replace('T', ' '),
 			partialOf: previous.partialOf ?? previous.date,
-			batches: merge(previous.batches, batches),
-			tradeoff: merge(previous.tradeoff ?? [], tradeoff),
+			batches: mergeResults(previous.batches, batches),
+			tradeoff: mergeResults(previous.tradeoff ?? [], tradeoff),
 			learning: await learningRuns(DISTRIBUTIONS, show),
 			queueMode: await queueModeRuns(DISTRIBUTIONS, show),
 			layout: await layoutRuns(LAYOUT_OPTIONS, show),
@@ -223,7 +246,6 @@ function report(
 	},
 ): string {
 	const { batches, checks } = input;
-	const estimate = expectedRenderSeconds(ROW_SIZE.resolution, ROW_SIZE.duration);
 	const rows = batches.map(
 		(r) =>
 			`| ${r.plan} | ${r.distribution ?? 'log-normal'} | ${r.strategy} | ${minutes(r.wallMs)} | ${minutes(r.limitMs)} | ${ratio(r).toFixed(2)}× | ${perJob(r).toFixed(2)} | ${r.received429} / ${r.surfaced429} | ${r.duplicateJobs} | ${seconds(r.knownDelayMedianMs)} / ${seconds(r.knownDelayP95Ms)} | ${r.failedRows + r.unknownJobs} |`,
@@ -275,10 +297,11 @@ of real latency is ${OPTIONS.speed} ms of virtual time, so ratios vary by a few 
 - Core runs on the sandbox's clock: clock \`{ now: () => sandbox.clock.now() }\`, and a sleep of
   \`ms / ${OPTIONS.speed}\` real milliseconds; the sandbox gives \`Retry-After\` and signs callbacks in
   its own time (\`clientClock: 'sandbox'\`). The naive loops' 5 s and 10 s are virtual seconds.
-- n8n's engine (d) runs on the real clock: its credential has a custom plan with the plan's
-  requests per minute and per hour multiplied by ${OPTIONS.speed} (jobs at once unchanged), and the
-  node's Expected Render Time is core's estimate (${estimate} s) divided by ${OPTIONS.speed}. The
-  workflow knows every job's outcome when the execution resumes.
+- n8n's node (d) keeps the sandbox's clock too: the sandbox says so at \`GET /__sandbox/clock\`
+  and the node reads it (its plan's windows, estimates, waits and Limit Wait Time in virtual time;
+  only the wake of a paused execution is converted to real time). n8n's own steps take real time,
+  which the sandbox's clock multiplies, so (d) runs at ×${N8N_SPEED} rather than ×${OPTIONS.speed} (the section on
+  webhook processes at ×${OPTIONS.speed}). The workflow knows every job's outcome when the execution resumes.
 - The naive loops create without an idempotency key, then GET each job every 5 s (or 10 s) until
   it ends, retrying any 429 (on creates: \`concurrency_limited\`) after its Retry-After.
 
