@@ -55,7 +55,7 @@ const MEMORY_WHY =
 	'n8n’s default mode keeps binary data in the item as base64: the base64 string (1.33× the file) is made from a whole buffer of the file (1×), so the peak is at least 2.33× the file in that mode, whatever the node does; filesystem mode streams to disk';
 
 type Runner = (setup: BatchSetup) => Promise<StrategyOutcome>;
-const RUNS: Array<{ strategy: string; run: Runner; clientClock: 'real' | 'sandbox'; speed?: number; note?: string }> = [
+const RUNS: Array<{ strategy: string; run: Runner; clientClock: 'real' | 'sandbox'; speed?: number }> = [
 	{ strategy: STRATEGIES.signed, run: (s) => coreCallbacks(s, true), clientClock: 'sandbox' },
 	{ strategy: STRATEGIES.lookup, run: (s) => coreCallbacks(s, false), clientClock: 'sandbox' },
 	{ strategy: STRATEGIES.polling, run: corePolling, clientClock: 'sandbox' },
@@ -103,7 +103,7 @@ function writeReport(dir: string, measured: Measured): void {
 }
 
 function runSideBySide(entry: (typeof RUNS)[number], plan: (typeof BENCH_PLANS)[number], options: SideBySideOptions): Promise<BatchResult> {
-	return runBatch(entry.strategy, plan, entry.speed ? { ...options, speed: entry.speed } : options, entry.run, entry.clientClock, entry.note);
+	return runBatch(entry.strategy, plan, entry.speed ? { ...options, speed: entry.speed } : options, entry.run, entry.clientClock);
 }
 
 /** (d) alone, on every plan and distribution (`--update=n8n`: the n8n node changed, nothing else). */
