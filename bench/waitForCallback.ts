@@ -2,8 +2,9 @@
 /**
  * `npx tsx bench/waitForCallback.ts [--lookup] [rows] [seed...]`: strategy (d) alone, the n8n
  * node's Wait for Callback on n8n's engine (signed callbacks, or confirmed by lookup), Pro and
- * Premium, with the bench's options for (d) (×N8N_SPEED, the node on the sandbox's clock, log-normal render times, spread 0.25); prints wall ÷ the
- * plan's limit and requests a job for each run. For working on (d) without running the whole bench.
+ * Premium, with the bench's options for (d) (×N8N_SPEED, the node on the sandbox's clock,
+ * log-normal render times, spread 0.25); prints wall ÷ the plan's limit and requests a job for
+ * each run. For working on (d) without running the whole bench.
  */
 import buildPackagesIfStale from '../test/support/globalSetup';
 import { BENCH_PLANS, runBatch } from './sideBySide';
