@@ -48,21 +48,48 @@ async function parkedAgain(execution: Execution, read: IRun, realMs = 10_000): P
 	return false;
 }
 
-it('a resume with data read before another step ran makes none of that step\'s rows again', async () => {
+/**
+ * Runs four rows whose first callback is held after reading the execution, until the other one's
+ * step has parked (then `whenStale` runs); checks every row ends done with one job of its own.
+ */
+async function withStaleResume(prompts: string[], mode: 'manual' | 'trigger', whenStale: (execution: Execution) => Promise<void> = async () => {}) {
 	let held = 0;
 	let stale = false;
-	// The first callback to reach n8n is held after reading the execution, until the other one's step has parked.
 	n8n.resumeHold = async (execution, read) => {
 		if (held++ > 0) return;
 		stale = await parkedAgain(execution, read);
+		await whenStale(execution);
 	};
+	const journalFrom = sandbox.journal.length;
 	const before = sandbox.jobs.all.size;
-	const rows = ['Stale one', 'Stale two', 'Stale three', 'Stale four'].map((prompt) => ({ prompt }));
-	const execution = await n8n.execute(workflowOf([callbackGenerateNode({ options: { expectedRenderSeconds: 1 } })], {}), 'Generate', itemsOf(...rows));
+	const execution = await n8n.execute(workflowOf([callbackGenerateNode({ options: { expectedRenderSeconds: 1 } })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))), mode);
 	const run = await finishedWithin(execution, 30_000);
 	n8n.resumeHold = undefined;
 	expect(stale).toBe(true);
 	expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(['done', 'done', 'done', 'done']);
 	const made = [...sandbox.jobs.all.values()].slice(before).map((job) => job.body.prompt);
-	expect(made.sort()).toEqual(rows.map((row) => row.prompt).sort());
+	expect(made.sort()).toEqual([...prompts].sort());
+	const creates = sandbox.journal.slice(journalFrom).filter((entry) => entry.method === 'POST' && entry.path === '/api/v1/generate');
+	return { execution, creates };
+}
+
+it('a resume with data read before another step ran makes none of that step\'s rows again', async () => {
+	const { creates } = await withStaleResume(['Stale one', 'Stale two', 'Stale three', 'Stale four'], 'manual');
+	expect(creates).toHaveLength(4);
+}, 60_000);
+
+it('a stale resume whose step runs in another process (a queue-mode worker) sends none of the earlier step\'s creates again', async () => {
+	let notedWhileParked = false;
+	// A production execution (a trigger's): n8n saves the workflow's static data when it parks.
+	const { execution, creates } = await withStaleResume(['Other worker one', 'Other worker two', 'Other worker three', 'Other worker four'], 'trigger', async (parked) => {
+		notedWhileParked = JSON.stringify(parked.workflow.staticData).includes(parked.id);
+		// The stale resume's step runs on another worker: nothing of the earlier steps in its memory.
+		jest.resetModules();
+		await n8n.reloadPackage();
+	});
+	// One create a row, on either reading: none sent to find a job another step made.
+	expect(creates).toHaveLength(4);
+	// The workflow kept notes of the batch's creates while it was parked, and none once it is over.
+	expect(notedWhileParked).toBe(true);
+	expect(JSON.stringify(execution.workflow.staticData)).not.toContain(execution.id);
 }, 60_000);

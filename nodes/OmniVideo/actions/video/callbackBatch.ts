@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, IRunExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import type { JobRecord } from '../../../../core';
 import type { ItemJobPlan } from './createItemJob';
+import { forgetBatchJobs } from '../../../shared/batchJobLedger';
 
 /**
  * One row of a Wait for Callback batch, the same record from the park to the end: its plan until
@@ -83,10 +84,14 @@ export function batchIn(nodeContext: IDataObject): ParkedBatch | undefined {
 	return batch && typeof batch === 'object' && Array.isArray(batch.rows) ? batch : undefined;
 }
 
+/** Keeps the parked batch in the node's context, or, once it is over, drops it and the workflow's notes of its creates. */
 export function storeBatch(context: IExecuteFunctions, batch: ParkedBatch | undefined): void {
 	const nodeContext = context.getContext('node');
 	if (batch) nodeContext[KEY] = batch;
-	else delete nodeContext[KEY];
+	else {
+		delete nodeContext[KEY];
+		forgetBatchJobs(context);
+	}
 }
 
 /**

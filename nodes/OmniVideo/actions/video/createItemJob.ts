@@ -10,6 +10,7 @@ import { isLocalSandbox, isToolExecution, omniVideoClient } from '../../../share
 import { uploadFromBinary } from '../image/upload.operation';
 import { nodeJobLedger } from '../../../shared/nodeJobLedger';
 import { bothLedgers, reuseJobLedger } from '../../../shared/reuseJobLedger';
+import { batchJobLedger } from '../../../shared/batchJobLedger';
 import { itemJobKey, keyScopeOf, type KeyScope } from './jobKey';
 
 /** One item's job as created, with what the output item needs. */
@@ -125,13 +126,16 @@ export async function createItemJob(
 	return { client, ...(await sendPlanned.call(this, client, plan, overrides.watched)) };
 }
 
-/** Uploads a planned item's binary source, if any, then creates its job (execute() only). */
+/**
+ * Uploads a planned item's binary source, if any, then creates its job (execute() only).
+ * `rowCallbackUrl`: the item is a row of a parked Wait for Callback batch, called back there.
+ */
 export async function sendPlanned(
 	this: IExecuteFunctions,
 	client: OmniVideoClient,
 	plan: ItemJobPlan,
 	watchedOverride?: boolean,
-	callbackUrl?: string,
+	rowCallbackUrl?: string,
 ): Promise<{ created: GeneratedJob; extra: IDataObject }> {
 	if (plan.binaryPropertyName !== undefined) {
 		const uploaded = await uploadFromBinary.call(this, client, plan.itemIndex, plan.binaryPropertyName);
@@ -143,12 +147,19 @@ export async function sendPlanned(
 		// A polled job is seen ending here, so it keeps its place among the plan's jobs at once
 		// until then; a job left to a callback may end unseen (n8n refuses callbacks until parked).
 		watched: watchedOverride ?? (this.getNodeParameter('waitMode', 0) === 'poll' || isToolExecution(this)),
-		callbackUrl,
-		// Every create execute() sends is noted where n8n's retries read it back (nodeJobLedger);
-		// with Reuse, also where a later execution reads it (reuseJobLedger), unless its key names
-		// this execution's resume URL (Wait for Callback), which no other execution sends.
-		ledger: plan.reuseHours > 0 && !plan.resumeUrlAsCallback
-			? bothLedgers(nodeJobLedger(this), reuseJobLedger(this, plan.reuseHours * 3_600_000))
-			: nodeJobLedger(this),
+		callbackUrl: rowCallbackUrl,
+		ledger: ledgerFor(this, plan, rowCallbackUrl !== undefined),
 	});
+}
+
+/**
+ * Where a create is noted: always where n8n's retries read it back (nodeJobLedger); for a parked
+ * batch's row, also where a step on another process reads it after a stale resume
+ * (batchJobLedger); with Reuse, also where a later execution reads it (reuseJobLedger), unless its
+ * key names this execution's resume URL, which no other execution sends.
+ */
+function ledgerFor(context: IExecuteFunctions, plan: ItemJobPlan, batchRow: boolean): JobLedger {
+	const own = nodeJobLedger(context);
+	if (batchRow) return bothLedgers(own, batchJobLedger(context));
+	return plan.reuseHours > 0 && !plan.resumeUrlAsCallback ? bothLedgers(own, reuseJobLedger(context, plan.reuseHours * 3_600_000)) : own;
 }

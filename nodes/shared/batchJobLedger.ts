@@ -1,0 +1,80 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { JobLedger, LedgerEntry } from '../../core';
+
+/** Where in the node's workflow static data the creates of parked batches are noted, by execution. */
+const BATCHES = 'omniVideoBatchJobs';
+/** A batch that never ended (cancelled, deleted) is dropped this long after its last create. */
+const KEEP_MS = 48 * 3_600_000;
+/** At most this many notes before a new batch's (about 60 bytes each in the workflow's row). */
+const MAX_NOTES = 2_000;
+
+/** As stored: `j` the job id or `s` the time an unanswered create was sent, by idempotency key. */
+type Stored = { t: number; jobs: Record<string, { j: string } | { s: number }> };
+
+/** The records of every batch, made when `make` (only a write: n8n saves changed static data). */
+function batchesOf(context: IExecuteFunctions, make: true): Record<string, Stored>;
+function batchesOf(context: IExecuteFunctions, make: false): Record<string, Stored> | undefined;
+function batchesOf(context: IExecuteFunctions, make: boolean): Record<string, Stored> | undefined {
+	const staticData = context.getWorkflowStaticData('node');
+	const current = staticData[BATCHES] as Record<string, Stored> | undefined;
+	if (current && typeof current === 'object') return current;
+	if (!make) return undefined;
+	const fresh: Record<string, Stored> = {};
+	staticData[BATCHES] = fresh as unknown as IDataObject;
+	return fresh;
+}
+
+/**
+ * Drops the records of batches left behind: older than KEEP_MS, or the oldest past MAX_NOTES (two
+ * executions that save their copies of the static data in turn can bring back an ended batch's).
+ */
+function makeRoom(batches: Record<string, Stored>, now: number): void {
+	let notes = 0;
+	for (const [id, batch] of Object.entries(batches).sort(([, a], [, b]) => b.t - a.t)) {
+		notes += Object.keys(batch.jobs).length;
+		if (now - batch.t > KEEP_MS || notes > MAX_NOTES) delete batches[id];
+	}
+}
+
+/**
+ * The jobs a Wait for Callback batch's creates made, kept in the node's workflow static data as
+ * well as in the execution's own data (nodeJobLedger). n8n 2.x lets a webhook process resume a
+ * parked execution with the data it read before another step ran and parked, so that step's rows
+ * look unmade again; when the next step runs on another worker, nothing in its memory says
+ * otherwise (MadeJobs). The static data is saved when a step parks (before the execution is marked
+ * waiting again) and a resumed execution reads it afresh from the database, so that step finds the
+ * jobs here and sends no create. n8n saves no static data for a manual run from the editor, nor
+ * merges two executions' copies: there the execution's own records and the service's replay remain
+ * (docs/n8n-internals.md).
+ */
+export function batchJobLedger(context: IExecuteFunctions): JobLedger {
+	const executionId = context.getExecutionId();
+	const batch = (): Stored | undefined => batchesOf(context, false)?.[executionId];
+	return {
+		find(idempotencyKey): LedgerEntry | undefined {
+			const entry = batch()?.jobs[idempotencyKey];
+			if (!entry) return undefined;
+			return 'j' in entry ? { jobId: entry.j } : { sentAtMs: entry.s };
+		},
+		note(idempotencyKey, entry) {
+			const batches = batchesOf(context, true);
+			const now = Date.now();
+			if (batches[executionId] === undefined) {
+				makeRoom(batches, now);
+				batches[executionId] = { t: now, jobs: {} };
+			}
+			const own = batches[executionId];
+			own.t = now;
+			own.jobs[idempotencyKey] = 'jobId' in entry ? { j: entry.jobId } : { s: entry.sentAtMs };
+		},
+		forget(idempotencyKey) {
+			delete batch()?.jobs[idempotencyKey];
+		},
+	};
+}
+
+/** The batch has ended: its records go (the execution's own data keeps them for a Retry). */
+export function forgetBatchJobs(context: IExecuteFunctions): void {
+	const batches = batchesOf(context, false);
+	if (batches?.[context.getExecutionId()] !== undefined) delete batches[context.getExecutionId()];
+}

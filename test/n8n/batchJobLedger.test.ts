@@ -1,0 +1,62 @@
+import { Workflow, type IDataObject, type IExecuteFunctions, type INode, type INodeTypes } from 'n8n-workflow';
+import { batchJobLedger, forgetBatchJobs } from '../../nodes/shared/batchJobLedger';
+
+/*
+ * The notes of a parked batch's creates in the workflow's static data, as n8n's own Workflow keeps
+ * it (an observable object whose changes n8n saves): reads change nothing, an ended batch leaves
+ * nothing, and batches left behind do not pile up in the workflow's row.
+ */
+const node: INode = { id: 'n1', name: 'Generate', type: 'omniVideo', typeVersion: 1, position: [0, 0], parameters: {} };
+// The Workflow needs node types only to run nodes, which this test does not.
+const noNodeTypes = { getByName: () => undefined, getByNameAndVersion: () => undefined, getKnownTypes: () => ({}) } as unknown as INodeTypes;
+
+function workflowWith(staticData: IDataObject = {}): Workflow {
+	return new Workflow({ id: 'wf', nodes: [node], connections: {}, active: true, nodeTypes: noNodeTypes, staticData });
+}
+
+/** What the ledger asks of n8n's context: the execution's id and the node's static data. */
+function contextOf(workflow: Workflow, executionId: string): IExecuteFunctions {
+	// A partial context: the ledger reads these two members only.
+	return { getExecutionId: () => executionId, getWorkflowStaticData: (type: string) => workflow.getStaticData(type, node) } as unknown as IExecuteFunctions;
+}
+
+const changed = (workflow: Workflow): boolean => (workflow.staticData as IDataObject & { __dataChanged?: boolean }).__dataChanged === true;
+
+it('notes a batch’s creates by execution, reads them back, and changes nothing by reading', () => {
+	const first = workflowWith();
+	const ledger = batchJobLedger(contextOf(first, 'e1'));
+	expect(ledger.find('k1')).toBeUndefined();
+	expect(changed(first)).toBe(false);
+	ledger.note('k1', { sentAtMs: 5 });
+	ledger.note('k1', { jobId: 'job_1' });
+	expect(changed(first)).toBe(true);
+
+	// The next step reads the saved static data: another execution of the workflow finds nothing of it.
+	const saved = JSON.parse(JSON.stringify(first.staticData)) as IDataObject;
+	const next = workflowWith(saved);
+	expect(batchJobLedger(contextOf(next, 'e1')).find('k1')).toEqual({ jobId: 'job_1' });
+	expect(batchJobLedger(contextOf(next, 'e2')).find('k1')).toBeUndefined();
+	expect(changed(next)).toBe(false);
+
+	// Its end drops its notes, and n8n sees the change (a nested object read from the database).
+	forgetBatchJobs(contextOf(next, 'e1'));
+	expect(changed(next)).toBe(true);
+	expect(JSON.stringify(next.staticData)).not.toContain('e1');
+});
+
+it('drops batches left behind: two days after their last create, or the oldest past 2,000 notes', () => {
+	const now = Date.now();
+	const jobs = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, { j: `job_${i}` }]));
+	const workflow = workflowWith({
+		'node:Generate': {
+			omniVideoBatchJobs: {
+				abandoned: { t: now - 49 * 3_600_000, jobs: jobs(1) },
+				older: { t: now - 60_000, jobs: jobs(1_500) },
+				newer: { t: now - 1_000, jobs: jobs(1_000) },
+			},
+		},
+	});
+	batchJobLedger(contextOf(workflow, 'e3')).note('k', { jobId: 'job_new' });
+	const kept = Object.keys((workflow.getStaticData('node', node).omniVideoBatchJobs ?? {}) as IDataObject);
+	expect(kept.sort()).toEqual(['e3', 'newer']);
+});
