@@ -25,7 +25,7 @@ describe('Wait for Callback with more items than the plan runs at once', () => {
 	// answered 409 (n8n stores a waiting execution only when execute() returns). The node now parks
 	// once the plan's places are taken and makes the other rows from the callbacks (see
 	// waitForCallbackChain.test.ts); a job whose callback was refused would be looked up once.
-	it('resumes within 5 s (virtual) of the last job ending, one lookup at most for a job whose callback was refused', async () => {
+	it('resumes within 5 s (virtual) of the last job ending, a job whose callback was refused looked up when overdue, not polled', async () => {
 		const node = callbackGenerateNode({ options: { expectedRenderSeconds: expectedRenderSeconds('720P', 4) / SPEED } });
 		const prompts = Array.from({ length: 6 }, (_, i) => ({ prompt: `Queued clip ${i}` }));
 		const execution = await n8n.execute(workflowOf([node], {}), 'Generate', itemsOf(...prompts));
@@ -41,7 +41,10 @@ describe('Wait for Callback with more items than the plan runs at once', () => {
 		const items = outputOf(await execution.finished, 'Generate');
 		expect(items).toHaveLength(6);
 		expect(items.every((item) => item.json.status === 'done')).toBe(true);
+		// A job whose callback was refused (or, on the strictest reading, lost) is looked up once it is
+		// overdue, and once more if it is still rendering then: at most two a job, not a poll. How many
+		// callbacks meet a running step depends on the machine's load (n8n's steps take real time).
 		const lookups = sandbox.journal.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/api/v1/jobs/'));
-		expect(lookups.length).toBeLessThanOrEqual(6);
+		expect(lookups.length).toBeLessThanOrEqual(2 * 6);
 	}, 60_000);
 });
