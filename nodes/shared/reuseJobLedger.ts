@@ -43,17 +43,26 @@ export function reuseJobLedger(context: IExecuteFunctions, windowMs: number): Jo
 	};
 }
 
-/** Both records at once: the execution's own first (its retries), then the workflow's (Reuse). */
-export function bothLedgers(own: JobLedger, reuse: JobLedger): JobLedger {
+/**
+ * Both records at once: the execution's own (its retries) and the workflow's (Reuse, or a parked
+ * batch's notes). A job either names wins over a create the other saw no answer to: one of them
+ * may be older (a stale resume loses the execution's latest records).
+ */
+export function bothLedgers(own: JobLedger, workflow: JobLedger): JobLedger {
 	return {
-		find: (key) => own.find(key) ?? reuse.find(key),
+		find(key) {
+			const mine = own.find(key);
+			if (mine && 'jobId' in mine) return mine;
+			const theirs = workflow.find(key);
+			return theirs && 'jobId' in theirs ? theirs : (mine ?? theirs);
+		},
 		note(key, entry) {
 			own.note(key, entry);
-			reuse.note(key, entry);
+			workflow.note(key, entry);
 		},
 		forget(key) {
 			own.forget(key);
-			reuse.forget(key);
+			workflow.forget(key);
 		},
 	};
 }

@@ -1,5 +1,7 @@
 import { Workflow, type IDataObject, type IExecuteFunctions, type INode, type INodeTypes } from 'n8n-workflow';
 import { batchJobLedger, forgetBatchJobs } from '../../nodes/shared/batchJobLedger';
+import { bothLedgers } from '../../nodes/shared/reuseJobLedger';
+import type { JobLedger, LedgerEntry } from '../../core';
 
 /*
  * The notes of a parked batch's creates in the workflow's static data, as n8n's own Workflow keeps
@@ -59,4 +61,20 @@ it('drops batches left behind: two days after their last create, or the oldest p
 	batchJobLedger(contextOf(workflow, 'e3')).note('k', { jobId: 'job_new' });
 	const kept = Object.keys((workflow.getStaticData('node', node).omniVideoBatchJobs ?? {}) as IDataObject);
 	expect(kept.sort()).toEqual(['e3', 'newer']);
+});
+
+it('with the execution’s own records, a job either names wins over a create whose answer was not seen', () => {
+	// The execution's own records, as a stale resume left them: the create sent, its answer lost.
+	const notes = new Map<string, LedgerEntry>();
+	const own: JobLedger = { find: (key) => notes.get(key), note: (key, entry) => void notes.set(key, entry), forget: (key) => void notes.delete(key) };
+	const workflow = workflowWith();
+	const both = bothLedgers(own, batchJobLedger(contextOf(workflow, 'e4')));
+	both.note('k1', { sentAtMs: 5 });
+	batchJobLedger(contextOf(workflow, 'e4')).note('k1', { jobId: 'job_1' });
+	expect(both.find('k1')).toEqual({ jobId: 'job_1' });
+	both.note('k2', { jobId: 'job_2' });
+	batchJobLedger(contextOf(workflow, 'e4')).note('k2', { sentAtMs: 6 });
+	expect(both.find('k2')).toEqual({ jobId: 'job_2' });
+	both.note('k3', { sentAtMs: 7 });
+	expect(both.find('k3')).toEqual({ sentAtMs: 7 });
 });
