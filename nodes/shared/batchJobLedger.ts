@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { JobLedger, LedgerEntry } from '../../core';
+import { fromStored, toStored, type StoredEntry } from './storedLedgerEntry';
 
 /** Where in the node's workflow static data the creates of parked batches are noted, by execution. */
 const BATCHES = 'omniVideoBatchJobs';
@@ -8,8 +9,8 @@ const KEEP_MS = 48 * 3_600_000;
 /** At most this many notes before a new batch's (about 60 bytes each in the workflow's row). */
 const MAX_NOTES = 2_000;
 
-/** As stored: `j` the job id or `s` the time an unanswered create was sent, by idempotency key. */
-type Stored = { t: number; jobs: Record<string, { j: string } | { s: number }> };
+/** One batch as stored: `t` its last create (ms since the epoch), its entries by idempotency key. */
+type Stored = { t: number; jobs: Record<string, StoredEntry> };
 
 /** The records of every batch, made when `make` (only a write: n8n saves changed static data). */
 function batchesOf(context: IExecuteFunctions, make: true): Record<string, Stored>;
@@ -54,7 +55,7 @@ export function batchJobLedger(context: IExecuteFunctions): JobLedger {
 		find(idempotencyKey): LedgerEntry | undefined {
 			const entry = batch()?.jobs[idempotencyKey];
 			if (!entry) return undefined;
-			return 'j' in entry ? { jobId: entry.j } : { sentAtMs: entry.s };
+			return fromStored(entry);
 		},
 		note(idempotencyKey, entry) {
 			const batches = batchesOf(context, true);
@@ -65,7 +66,7 @@ export function batchJobLedger(context: IExecuteFunctions): JobLedger {
 			}
 			const own = batches[executionId];
 			own.t = now;
-			own.jobs[idempotencyKey] = 'jobId' in entry ? { j: entry.jobId } : { s: entry.sentAtMs };
+			own.jobs[idempotencyKey] = toStored(entry);
 		},
 		forget(idempotencyKey) {
 			delete batch()?.jobs[idempotencyKey];

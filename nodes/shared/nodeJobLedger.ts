@@ -1,11 +1,9 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import type { JobLedger, LedgerEntry } from '../../core';
+import { fromStored, toStored, type StoredEntry } from './storedLedgerEntry';
 
 /** Where in the node's execution context the ledger lives. */
 const LEDGER = 'omniVideoJobs';
-
-/** As stored: `j` the job id, or `s` when the create was sent (ms since the epoch), outcome unseen. */
-type Stored = { j: string } | { s: number };
 
 /**
  * The jobs this node's creates made in this execution, by idempotency key, kept in the node's
@@ -17,10 +15,10 @@ type Stored = { j: string } | { s: number };
  */
 export function nodeJobLedger(context: IExecuteFunctions): JobLedger {
 	const nodeContext = context.getContext('node');
-	const stored = (): Record<string, Stored> => {
-		const current = nodeContext[LEDGER] as Record<string, Stored> | undefined;
+	const stored = (): Record<string, StoredEntry> => {
+		const current = nodeContext[LEDGER] as Record<string, StoredEntry> | undefined;
 		if (current && typeof current === 'object') return current;
-		const fresh: Record<string, Stored> = {};
+		const fresh: Record<string, StoredEntry> = {};
 		nodeContext[LEDGER] = fresh;
 		return fresh;
 	};
@@ -28,13 +26,37 @@ export function nodeJobLedger(context: IExecuteFunctions): JobLedger {
 		find(idempotencyKey): LedgerEntry | undefined {
 			const entry = stored()[idempotencyKey];
 			if (!entry) return undefined;
-			return 'j' in entry ? { jobId: entry.j } : { sentAtMs: entry.s };
+			return fromStored(entry);
 		},
 		note(idempotencyKey, entry) {
-			stored()[idempotencyKey] = 'jobId' in entry ? { j: entry.jobId } : { s: entry.sentAtMs };
+			stored()[idempotencyKey] = toStored(entry);
 		},
 		forget(idempotencyKey) {
 			delete stored()[idempotencyKey];
+		},
+	};
+}
+
+/**
+ * Both records at once: the execution's own (its retries) and the workflow's (Reuse, or a parked
+ * batch's notes). A job either names wins over a create the other saw no answer to: one of them
+ * may be older (a stale resume loses the execution's latest records).
+ */
+export function bothLedgers(own: JobLedger, workflow: JobLedger): JobLedger {
+	return {
+		find(key) {
+			const mine = own.find(key);
+			if (mine && 'jobId' in mine) return mine;
+			const theirs = workflow.find(key);
+			return theirs && 'jobId' in theirs ? theirs : (mine ?? theirs);
+		},
+		note(key, entry) {
+			own.note(key, entry);
+			workflow.note(key, entry);
+		},
+		forget(key) {
+			own.forget(key);
+			workflow.forget(key);
 		},
 	};
 }

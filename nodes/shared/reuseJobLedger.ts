@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { JobLedger, LedgerEntry } from '../../core';
+import { fromStored, toStored, type StoredEntry } from './storedLedgerEntry';
 
 /** Where in the node's workflow static data the jobs made for Reuse live. */
 const REUSED = 'omniVideoReuse';
 
-/** As stored: `j` the job id or `s` the time an unanswered create was sent, and `t` when noted (ms since the epoch). */
-type Stored = ({ j: string } | { s: number }) & { t: number };
+/** As stored (see StoredEntry), with `t` when noted (ms since the epoch). */
+type Stored = StoredEntry & { t: number };
 
 /**
  * The jobs Reuse a Job Made From the Same Input made, by idempotency key, kept in the node's
@@ -29,40 +30,16 @@ export function reuseJobLedger(context: IExecuteFunctions, windowMs: number): Jo
 		find(idempotencyKey): LedgerEntry | undefined {
 			const entry = stored()[idempotencyKey];
 			if (!entry || now() - entry.t > windowMs) return undefined;
-			return 'j' in entry ? { jobId: entry.j } : { sentAtMs: entry.s };
+			return fromStored(entry);
 		},
 		note(idempotencyKey, entry) {
 			const records = stored();
 			const at = now();
 			for (const [key, old] of Object.entries(records)) if (at - old.t > windowMs) delete records[key];
-			records[idempotencyKey] = 'jobId' in entry ? { j: entry.jobId, t: at } : { s: entry.sentAtMs, t: at };
+			records[idempotencyKey] = { ...toStored(entry), t: at };
 		},
 		forget(idempotencyKey) {
 			delete stored()[idempotencyKey];
-		},
-	};
-}
-
-/**
- * Both records at once: the execution's own (its retries) and the workflow's (Reuse, or a parked
- * batch's notes). A job either names wins over a create the other saw no answer to: one of them
- * may be older (a stale resume loses the execution's latest records).
- */
-export function bothLedgers(own: JobLedger, workflow: JobLedger): JobLedger {
-	return {
-		find(key) {
-			const mine = own.find(key);
-			if (mine && 'jobId' in mine) return mine;
-			const theirs = workflow.find(key);
-			return theirs && 'jobId' in theirs ? theirs : (mine ?? theirs);
-		},
-		note(key, entry) {
-			own.note(key, entry);
-			workflow.note(key, entry);
-		},
-		forget(key) {
-			own.forget(key);
-			workflow.forget(key);
 		},
 	};
 }

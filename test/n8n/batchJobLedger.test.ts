@@ -1,6 +1,6 @@
 import { Workflow, type IDataObject, type IExecuteFunctions, type INode, type INodeTypes } from 'n8n-workflow';
 import { batchJobLedger, forgetBatchJobs } from '../../nodes/shared/batchJobLedger';
-import { bothLedgers } from '../../nodes/shared/reuseJobLedger';
+import { bothLedgers } from '../../nodes/shared/nodeJobLedger';
 import type { JobLedger, LedgerEntry } from '../../core';
 
 /*

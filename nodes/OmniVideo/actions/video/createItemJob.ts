@@ -8,8 +8,8 @@ import {
 } from '../../../../core';
 import { isLocalSandbox, isToolExecution, omniVideoClient } from '../../../shared/n8nHost';
 import { uploadFromBinary } from '../image/upload.operation';
-import { nodeJobLedger } from '../../../shared/nodeJobLedger';
-import { bothLedgers, reuseJobLedger } from '../../../shared/reuseJobLedger';
+import { bothLedgers, nodeJobLedger } from '../../../shared/nodeJobLedger';
+import { reuseJobLedger } from '../../../shared/reuseJobLedger';
 import { batchJobLedger } from '../../../shared/batchJobLedger';
 import { itemJobKey, keyScopeOf, type KeyScope } from './jobKey';
 
