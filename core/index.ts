@@ -27,7 +27,7 @@ export {
 } from './types';
 export { validateGenerateInput, generationMode } from './input/validateGenerate';
 export { GENERATE_LIMITS } from './input/inputLimits';
-export { TYPICAL_RENDER_SECONDS, expectedRenderSeconds } from './pacing/estimate';
+export { TYPICAL_RENDER_SECONDS, expectedRenderSeconds, slotHoldMs } from './pacing/estimate';
 export { validateJobId } from './input/validateJobId';
 export { detectContentType } from './input/contentType';
 export { callbackUrlProblem, isAcceptedCallbackUrl } from './input/validateUrls';

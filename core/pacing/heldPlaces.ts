@@ -70,6 +70,12 @@ export class HeldPlaces {
 		return ends.length > 0 ? Math.min(...ends) : undefined;
 	}
 
+	/** When the first job held frees its place by itself (its hold runs out), if any is held. */
+	firstExpiryAt(): number | undefined {
+		const expiries = [...this.places].filter((place) => place.jobId !== undefined).map((place) => place.expiresAtMs);
+		return expiries.length > 0 ? Math.min(...expiries) : undefined;
+	}
+
 	watching(jobId: string): void {
 		for (const place of this.places) if (place.jobId === jobId) place.watched = true;
 	}

@@ -82,6 +82,11 @@ export class JobSlots {
 		return Math.max(0, this.limit - this.held.size - this.others.count);
 	}
 
+	/** When the first place this process holds frees itself if nobody reports its job's end, if any is held. */
+	placeFreesAt(): number | undefined {
+		return this.held.firstExpiryAt();
+	}
+
 	acquire(options: SlotTurnOptions = {}): Promise<JobSlot> {
 		const key = options.idempotencyKey;
 		if (key !== undefined && this.held.holdsKey(key)) return Promise.resolve(PLACE_HELD);

@@ -52,6 +52,11 @@ export class RateLimiter {
 		return this.windows.roomBy(atMs);
 	}
 
+	/** How many more bulk requests the hour window takes by `atMs` (see RequestWindows.hourRoomBy). */
+	hourRoomBy(atMs: number): number {
+		return this.windows.hourRoomBy(atMs);
+	}
+
 	/** When one more bulk request could start. */
 	nextRequestAt(): number {
 		return this.windows.nextStartAt();
@@ -65,6 +70,11 @@ export class RateLimiter {
 	/** Places a create would get now without waiting (see JobSlots.freeNow). */
 	freeJobSlots(): number {
 		return this.slots.freeNow();
+	}
+
+	/** When the first place this process holds frees itself (see JobSlots.placeFreesAt). */
+	placeFreesAt(): number | undefined {
+		return this.slots.placeFreesAt();
 	}
 
 	/** Something in this process now polls the job and will report its end. */

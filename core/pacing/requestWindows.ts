@@ -124,6 +124,18 @@ export class RequestWindows {
 		return count;
 	}
 
+	/**
+	 * How many more bulk requests the hour window takes by `atMs`, queued ones included: its room
+	 * now plus what leaves it by then. Over a span of minutes the minute window is never the bound.
+	 */
+	hourRoomBy(atMs: number): number {
+		const now = this.clock.now();
+		this.prune(now);
+		const perHour = capacity(this.limits.requestsPerHour, 'bulk', this.urgentHourLog.length);
+		const stillIn = this.hourLog.filter((at) => at > atMs - HOUR_MS - WINDOW_MARGIN_MS).length;
+		return Math.max(0, perHour - stillIn - this.waiters.length);
+	}
+
 	/** When one more request of this priority could start, behind everyone queued. */
 	nextStartAt(priority: RequestPriority = 'bulk'): number {
 		return this.startTimeOf(this.waiters.length, priority, this.clock.now());

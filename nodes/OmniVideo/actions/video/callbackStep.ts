@@ -12,12 +12,9 @@ import { isRefusedCallbackUrl } from './callbackFallback';
 import { PROCESS_MARK, callbackUrlOf, isOver, runningRows, storeBatch, waitsForPlace, type BatchRow, type ParkedBatch } from './callbackBatch';
 import { batchItems, parkedItems } from './callbackRows';
 import { parkWithContinuation } from './parkContinuation';
+import { MIN_LATE_MS, holdsPlaceElsewhere, lookAt, placeFreeAt, requestsScarce } from './overdueLooks';
 import type { HostClock } from '../../../shared/hostClock';
 
-/** A job is looked up once it is this share of its render time past its expected end (and then as often). */
-const LATE_SHARE = 0.5;
-/** Looked up at least this late, and at most this often (ms). */
-const MIN_LATE_MS = 1_000;
 /**
  * The longest a step waits for the plan's request windows (ms). A running execution cannot take
  * callbacks (n8n answers 409, and a service that delivers once never sends them again), so what
@@ -49,10 +46,6 @@ function requestRoom(batch: ParkedBatch, client: OmniVideoClient, clock: HostClo
 /** What a step ends with: the node's output, or that the service refused the resume URL (the node polls). */
 export type StepResult = { output: INodeExecutionData[][] } | { refusedCallbackUrl: true } | { failed: unknown[] };
 
-function lateMs(row: BatchRow): number {
-	return Math.max(MIN_LATE_MS, LATE_SHARE * (row.renderMs ?? 0));
-}
-
 function ended(batch: ParkedBatch, job: JobRecord, client: OmniVideoClient): void {
 	for (const row of batch.rows) if (row.job === job.id && row.ended === undefined) row.ended = job;
 	jobSeenEnded(client.runtime, job);
@@ -78,10 +71,8 @@ function mergeHeard(batch: ParkedBatch, client: OmniVideoClient): void {
 async function lookUp(batch: ParkedBatch, client: OmniVideoClient, clock: HostClock, all = false): Promise<void> {
 	const now = clock.now();
 	const due = new Map<string, BatchRow>();
-	for (const row of runningRows(batch)) {
-		const late = now >= (row.endAt ?? 0) + lateMs(row) && (row.lookedAt === undefined || now - row.lookedAt >= lateMs(row));
-		if (all || row.confirm || late) due.set(row.job!, row);
-	}
+	const scarce = requestsScarce(batch, client.runtime.limiter, now);
+	for (const row of runningRows(batch)) if (all || row.confirm || now >= lookAt(row, scarce)) due.set(row.job!, row);
 	// Confirmations first, then the most overdue; the rest wait for the windows (see STEP_TURN_MS).
 	const order = [...due.entries()].sort(([, a], [, b]) => Number(b.confirm ?? false) - Number(a.confirm ?? false) || (a.endAt ?? 0) - (b.endAt ?? 0));
 	const jobIds = order.map(([jobId]) => jobId).slice(0, all ? undefined : requestRoom(batch, client, clock, Infinity));
@@ -102,8 +93,8 @@ async function lookUp(batch: ParkedBatch, client: OmniVideoClient, clock: HostCl
 
 /**
  * Makes the rows still to make as places are free: this process's limiter's free places, less the
- * batch's jobs other processes made (their places are held there, not here); one at least when
- * nothing of the batch runs, so that something calls back. Each create is noted in the node's
+ * batch's jobs other processes made (their places are held there, not here: see
+ * holdsPlaceElsewhere); one at least when nothing of the batch runs, so that something calls back. Each create is noted in the node's
  * ledger before it leaves (sendPlanned): a create whose outcome is unknown is never sent again.
  */
 async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: OmniVideoClient, clock: HostClock, resumeUrl: string, everyRow: boolean): Promise<unknown[]> {
@@ -112,7 +103,9 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 		const waiting = batch.rows.map((row, index) => ({ row, index })).filter(({ row }) => waitsForPlace(row));
 		if (waiting.length === 0) return failures;
 		const running = runningRows(batch);
-		const elsewhere = running.filter((row) => row.by !== PROCESS_MARK).length;
+		const now = clock.now();
+		const scarce = requestsScarce(batch, client.runtime.limiter, now);
+		const elsewhere = running.filter((row) => row.by !== PROCESS_MARK && holdsPlaceElsewhere(row, scarce, now)).length;
 		const spare = everyRow ? waiting.length : Math.max(0, client.freeJobSlots() - elsewhere);
 		// A binary source's batch is made whole in its first step (see parkForCallbacks), waiting if it must.
 		const room = everyRow ? waiting.length : requestRoom(batch, client, clock);
@@ -143,10 +136,16 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
  * the plan's windows take a request (looking costs one), bounded by Limit Wait Time.
  */
 function nextLook(batch: ParkedBatch, nowMs: number, client: OmniVideoClient, clock: HostClock): number {
-	const times = runningRows(batch).map((row) => Math.max((row.endAt ?? nowMs) + lateMs(row), (row.lookedAt ?? 0) + lateMs(row)));
-	// Rows wait: for the windows (then as soon as they take a request), or for a place that other
-	// work holds (then again after a short while).
-	if (batch.rows.some(waitsForPlace)) times.push(requestRoom(batch, client, clock) === 0 ? nowMs : nowMs + 30_000);
+	const scarce = requestsScarce(batch, client.runtime.limiter, nowMs);
+	const times = runningRows(batch).map((row) => lookAt(row, scarce));
+	// Rows wait: for the windows (then as soon as they take a request), or for a place that other work
+	// holds (then again after a short while; while overdue lookups are put off, when the first hold
+	// of the batch's jobs runs out, here or as counted for another process's).
+	if (batch.rows.some(waitsForPlace)) {
+		const elsewhere = runningRows(batch).filter((row) => row.by !== PROCESS_MARK).map(placeFreeAt);
+		const freeing = scarce ? [client.runtime.limiter.placeFreesAt() ?? Infinity, ...elsewhere].filter((at) => at > nowMs) : [];
+		times.push(requestRoom(batch, client, clock) === 0 ? nowMs : Math.min(nowMs + 30_000, ...freeing));
+	}
 	const turnAt = client.runtime.limiter.nextRequestAt();
 	return Math.max(nowMs + MIN_LATE_MS, Math.min(batch.limitAt, ...times.map((at) => Math.max(at, turnAt))));
 }

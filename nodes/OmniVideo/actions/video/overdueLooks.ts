@@ -1,0 +1,63 @@
+import { slotHoldMs, type OmniVideoClient } from '../../../../core';
+import { runningRows, waitsForPlace, type BatchRow, type ParkedBatch } from './callbackBatch';
+
+/** The limiter of the batch's key, as far as the look schedule reads it. */
+type Limiter = Pick<OmniVideoClient['runtime']['limiter'], 'currentLimits' | 'hourRoomBy'>;
+
+/** A job is overdue once it is this share of its render time past its expected end (then looked up as often). */
+const LATE_SHARE = 0.5;
+/** Looked up at least this late, and at most this often (ms). */
+export const MIN_LATE_MS = 1_000;
+/**
+ * While the plan's hour, not its places, holds back the rows still to make (see requestsScarce),
+ * an overdue job is looked up this much later again (ms): a callback refused while a step ran (409)
+ * comes back from the documented service 5 s and then 5 min after its first try (docs/api.md), and
+ * a lookup meanwhile would put a create off. The job's place frees as its hold runs out (see
+ * holdsPlaceElsewhere). Once every row is made, overdue jobs are looked up at once, so the batch's
+ * end is not put off. On a service that sends a callback once, this delays the lookups, not their
+ * number.
+ */
+export const RETRY_GRACE_MS = 330_000;
+
+function lateMs(row: BatchRow): number {
+	return Math.max(MIN_LATE_MS, LATE_SHARE * (row.renderMs ?? 0));
+}
+
+/** When a running row's job is past its expected end by half its render time (a job without an expected end: at once). */
+export function overdueAt(row: BatchRow): number {
+	return (row.endAt ?? 0) + lateMs(row);
+}
+
+/**
+ * Whether the plan's hour window holds back the rows still to make more than its places do: by
+ * the time the places would let every row be made (at the running jobs' mean render time), the hour
+ * takes fewer requests than there are rows. Then every lookup puts a create off.
+ */
+export function requestsScarce(batch: ParkedBatch, limiter: Limiter, nowMs: number): boolean {
+	const waiting = batch.rows.filter(waitsForPlace).length;
+	if (waiting === 0) return false;
+	const running = runningRows(batch);
+	const renderMs = running.reduce((sum, row) => sum + (row.renderMs ?? 0), 0) / Math.max(1, running.length);
+	const placesNeedMs = (waiting / Math.max(1, limiter.currentLimits.concurrentJobs)) * renderMs;
+	return limiter.hourRoomBy(nowMs + placesNeedMs) < waiting;
+}
+
+/** When a running row's job is looked up without a callback: once overdue (later while requests are scarce), then every lateMs. */
+export function lookAt(row: BatchRow, scarce: boolean): number {
+	return Math.max(overdueAt(row) + (scarce ? RETRY_GRACE_MS : 0), (row.lookedAt ?? -Infinity) + lateMs(row));
+}
+
+/** When a job's place frees itself if nobody reports its end: the hold a process's limiter gives its own jobs made for a callback (core's slotHoldMs). */
+export function placeFreeAt(row: BatchRow): number {
+	const renderMs = row.renderMs ?? 0;
+	return (row.endAt ?? 0) - renderMs + slotHoldMs(renderMs, renderMs, false);
+}
+
+/**
+ * Whether another process's running job still counts against this process's places: until it is
+ * seen ended; while requests are scarce and its lookup is put off, only until its hold runs out
+ * (as the process that made it counts it), unless a lookup saw it still running.
+ */
+export function holdsPlaceElsewhere(row: BatchRow, scarce: boolean, nowMs: number): boolean {
+	return !scarce || row.lookedAt !== undefined || nowMs < placeFreeAt(row);
+}

@@ -1,0 +1,79 @@
+import { PLANS, type PlanLimits } from '../../core/types';
+import { RateLimiter } from '../../core/pacing/limiter';
+import { VirtualTime } from '../support/virtualTime';
+import type { BatchRow, ParkedBatch } from '../../nodes/OmniVideo/actions/video/callbackBatch';
+import type { ItemJobPlan } from '../../nodes/OmniVideo/actions/video/createItemJob';
+import { RETRY_GRACE_MS, holdsPlaceElsewhere, lookAt, overdueAt, placeFreeAt, requestsScarce } from '../../nodes/OmniVideo/actions/video/overdueLooks';
+
+/*
+ * When Wait for Callback looks up a job whose callback has not come (lost, refused with 409 while a
+ * step ran, or never sent): half its render time past its expected end; but while the plan's hour
+ * is what holds back the rows still to make, only after the documented service's next callback try,
+ * since every lookup then puts a create off (500 items on Premium: 1.31 requests a job and 1.17x the
+ * plan's limit in queue mode before this schedule). The limiter is core's own.
+ */
+const RENDER_MS = 60_000;
+
+function batchOf(running: number, waiting: number, now: number): ParkedBatch {
+	const runningRows: BatchRow[] = Array.from({ length: running }, (_, i) => ({ job: `job_${i}`, endAt: now + RENDER_MS, renderMs: RENDER_MS }));
+	// A row still to make only needs a plan; its content does not matter here.
+	const waitingRows: BatchRow[] = Array.from({ length: waiting }, () => ({ plan: {} as ItemJobPlan }));
+	return { runIndex: 0, limitAt: now + 3_600_000, rows: [...runningRows, ...waitingRows], heard: [] };
+}
+
+/** A limiter of the plan that has sent `sent` requests just now. */
+async function limiterAfter(limits: PlanLimits, sent: number) {
+	const time = new VirtualTime();
+	const limiter = new RateLimiter(limits, time.clock, time.sleep);
+	for (let i = 0; i < sent; i++) await time.run(limiter.acquireRequest());
+	return { time, limiter };
+}
+
+it("counts what the plan's hour takes by a moment: its room now plus the requests that leave it by then", async () => {
+	const { time, limiter } = await limiterAfter(PLANS.premium, 10);
+	// 500 an hour, one kept back for urgent work.
+	expect(limiter.hourRoomBy(time.clock.now())).toBe(489);
+	expect(limiter.hourRoomBy(time.clock.now() + 30 * 60_000)).toBe(489);
+	expect(limiter.hourRoomBy(time.clock.now() + 62 * 60_000)).toBe(499);
+});
+
+it("defers an overdue job's lookup past the service's next callback try while the hour holds back the rows still to make", async () => {
+	// 500 rows on Premium: 10 made, 490 to make; the places would take them in 49 minutes, the hour takes 489.
+	const { time, limiter } = await limiterAfter(PLANS.premium, 10);
+	const now = time.clock.now();
+	const batch = batchOf(10, 490, now);
+	expect(requestsScarce(batch, limiter, now)).toBe(true);
+	const row = batch.rows[0];
+	expect(overdueAt(row)).toBe(now + RENDER_MS * 1.5);
+	expect(lookAt(row, true)).toBe(overdueAt(row) + RETRY_GRACE_MS);
+	// Past the service's second try (5 s, then 5 min after the first).
+	expect(RETRY_GRACE_MS).toBeGreaterThan(5 * 60_000 + 5_000);
+	// Once every row is made, nothing is scarce: overdue jobs are looked up at once.
+	expect(requestsScarce(batchOf(10, 0, now), limiter, now)).toBe(false);
+});
+
+it('looks an overdue job up on time when the places, not the hour, hold the rows back, and then as often as it is late', async () => {
+	// 50 rows on Pro: 5 made, 45 to make in 9 minutes by the places; the hour takes 194 more.
+	const { time, limiter } = await limiterAfter(PLANS.pro, 5);
+	const now = time.clock.now();
+	const batch = batchOf(5, 45, now);
+	expect(requestsScarce(batch, limiter, now)).toBe(false);
+	const row = batch.rows[0];
+	expect(lookAt(row, false)).toBe(now + RENDER_MS * 1.5);
+	row.lookedAt = now + RENDER_MS * 2;
+	expect(lookAt(row, false)).toBe(now + RENDER_MS * 2.5);
+});
+
+it("counts another process's job against the places until seen ended; while its lookup is put off, until its hold runs out unless seen running", () => {
+	const now = Date.UTC(2026, 4, 1, 12);
+	const row: BatchRow = { job: 'job_other', endAt: now, renderMs: RENDER_MS, by: 'another process' };
+	// The hold the making process's limiter gives it: as long as a job of its size can take (95 s), past its overdue moment.
+	expect(placeFreeAt(row)).toBe(now - RENDER_MS + 95_000);
+	expect(placeFreeAt(row)).toBeGreaterThan(overdueAt(row));
+	const later = placeFreeAt(row) + 1;
+	expect(holdsPlaceElsewhere(row, false, later)).toBe(true);
+	expect(holdsPlaceElsewhere(row, true, placeFreeAt(row) - 1)).toBe(true);
+	expect(holdsPlaceElsewhere(row, true, later)).toBe(false);
+	row.lookedAt = later;
+	expect(holdsPlaceElsewhere(row, true, later)).toBe(true);
+});
