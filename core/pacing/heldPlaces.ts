@@ -66,14 +66,18 @@ export class HeldPlaces {
 
 	/** When the first job held is expected to end, if any is held. */
 	firstExpectedEndAt(): number | undefined {
-		const ends = [...this.places].filter((place) => place.jobId !== undefined).map((place) => place.expectedDoneAtMs);
-		return ends.length > 0 ? Math.min(...ends) : undefined;
+		return this.earliestOfJobs('expectedDoneAtMs');
 	}
 
 	/** When the first job held frees its place by itself (its hold runs out), if any is held. */
 	firstExpiryAt(): number | undefined {
-		const expiries = [...this.places].filter((place) => place.jobId !== undefined).map((place) => place.expiresAtMs);
-		return expiries.length > 0 ? Math.min(...expiries) : undefined;
+		return this.earliestOfJobs('expiresAtMs');
+	}
+
+	/** The earliest of one moment over the jobs held (not the creates in flight), if any is held. */
+	private earliestOfJobs(moment: 'expectedDoneAtMs' | 'expiresAtMs'): number | undefined {
+		const times = [...this.places].filter((place) => place.jobId !== undefined).map((place) => place[moment]);
+		return times.length > 0 ? Math.min(...times) : undefined;
 	}
 
 	watching(jobId: string): void {

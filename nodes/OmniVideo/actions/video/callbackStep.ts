@@ -94,8 +94,9 @@ async function lookUp(batch: ParkedBatch, client: OmniVideoClient, clock: HostCl
 /**
  * Makes the rows still to make as places are free: this process's limiter's free places, less the
  * batch's jobs other processes made (their places are held there, not here: see
- * holdsPlaceElsewhere); one at least when nothing of the batch runs, so that something calls back. Each create is noted in the node's
- * ledger before it leaves (sendPlanned): a create whose outcome is unknown is never sent again.
+ * holdsPlaceElsewhere); one at least when nothing of the batch runs, so that something calls back.
+ * Each create is noted in the node's ledger before it leaves (sendPlanned): a create whose outcome
+ * is unknown is never sent again.
  */
 async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: OmniVideoClient, clock: HostClock, resumeUrl: string, everyRow: boolean): Promise<unknown[]> {
 	const failures: unknown[] = [];
@@ -142,8 +143,8 @@ function nextLook(batch: ParkedBatch, nowMs: number, client: OmniVideoClient, cl
 	// holds (then again after a short while; while overdue lookups are put off, when the first hold
 	// of the batch's jobs runs out, here or as counted for another process's).
 	if (batch.rows.some(waitsForPlace)) {
-		const elsewhere = runningRows(batch).filter((row) => row.by !== PROCESS_MARK).map(placeFreeAt);
-		const freeing = scarce ? [client.runtime.limiter.placeFreesAt() ?? Infinity, ...elsewhere].filter((at) => at > nowMs) : [];
+		const holds = scarce ? [client.runtime.limiter.placeFreesAt() ?? Infinity, ...runningRows(batch).filter((row) => row.by !== PROCESS_MARK).map(placeFreeAt)] : [];
+		const freeing = holds.filter((at) => at > nowMs);
 		times.push(requestRoom(batch, client, clock) === 0 ? nowMs : Math.min(nowMs + 30_000, ...freeing));
 	}
 	const turnAt = client.runtime.limiter.nextRequestAt();
