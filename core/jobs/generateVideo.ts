@@ -25,6 +25,15 @@ export interface GenerateVideoOptions {
 	/** Absolute time on the host's clock: fail at once (RateLimitError) rather than wait past it. */
 	deadlineAtMs?: number;
 	/**
+	 * How long the create may wait out a 429's Retry-After, the concurrency limit's included
+	 * (default: 10 min, and a create refused for concurrency queues for a place again); past it, a
+	 * RateLimitError says how long to wait. For a host step that must not block (a Wait for
+	 * Callback step: n8n refuses callbacks while it runs) and leaves the create to its next step,
+	 * having taken no more creates than places are free; the request keeps its usual timeout,
+	 * unlike with `deadlineAtMs`.
+	 */
+	retryBudgetMs?: number;
+	/**
 	 * This process will see the job end (it polls the job, or receives its callback): the job keeps
 	 * its place among the plan's jobs at once until then, instead of until its expected end.
 	 */
@@ -89,13 +98,18 @@ export async function generateVideo(
 				: await createNoted(runtime, request, idempotencyKey, options);
 		if (!created.replayed) return { ...created, replacedJobIds };
 		// The replay is the create's first answer, as it was then: its job may have ended since.
-		const job = recorded || sending ? created.job : await getJob(runtime, created.job.id, { signal: options.signal, deadlineAtMs: options.deadlineAtMs });
+		const job = recorded || sending ? created.job : await lookUpJob(runtime, created.job.id, options);
 		if (replacedJobIds.length >= MAX_REPLACED || !madeAgain(job, options.reuse, runtime.clock.now())) {
 			return { ...created, job, replacedJobIds };
 		}
 		replacedJobIds.push(job.id);
 		idempotencyKey = derivedIdempotencyKey(idempotencyKey, job.id);
 	}
+}
+
+/** A lookup made on the create's behalf, within the create's own deadline and retry budget. */
+function lookUpJob(runtime: ApiRuntime, jobId: string, options: GenerateVideoOptions): Promise<JobRecord> {
+	return getJob(runtime, jobId, { signal: options.signal, deadlineAtMs: options.deadlineAtMs, retryBudgetMs: options.retryBudgetMs });
 }
 
 /**
@@ -117,7 +131,7 @@ async function recordedJob(
 	jobId: string,
 	options: GenerateVideoOptions,
 ): Promise<Omit<GeneratedJob, 'replacedJobIds'>> {
-	const job = await getJob(runtime, jobId, { signal: options.signal, deadlineAtMs: options.deadlineAtMs });
+	const job = await lookUpJob(runtime, jobId, options);
 	return { job, request, mode: generationMode(request), idempotencyKey, replayed: true, expectedMs: expectedMsOf(request, options) };
 }
 
@@ -175,13 +189,14 @@ async function createOnce(
 	const watched = options.watched ?? false;
 	// Refused for concurrency (others on the account hold the places: see JobSlots.concurrencyRefused),
 	// the create queues for a place again, for as long as a call may retry.
-	const queueUntilMs = runtime.clock.now() + DEFAULT_RETRY_BUDGET_MS;
+	// With a budget of its own, the refusal is a 429 like any other: waited out within the budget, or thrown.
+	const queueUntilMs = options.retryBudgetMs === undefined ? runtime.clock.now() + DEFAULT_RETRY_BUDGET_MS : -Infinity;
 	for (;;) {
 		const slot = await runtime.limiter.acquireJobSlot({
 			idempotencyKey,
 			signal: options.signal,
 			deadlineAtMs: options.deadlineAtMs,
-			lookUp: (jobId) => getJob(runtime, jobId, { signal: options.signal, deadlineAtMs: options.deadlineAtMs }),
+			lookUp: (jobId) => lookUpJob(runtime, jobId, options),
 		});
 		let created = false;
 		try {
@@ -195,6 +210,7 @@ async function createOnce(
 				idempotencyKey,
 				signal: options.signal,
 				deadlineAtMs: options.deadlineAtMs,
+				retryBudgetMs: options.retryBudgetMs,
 				returnConcurrencyRefusal: runtime.clock.now() < queueUntilMs,
 			});
 			if (isConcurrencyRefusal(response)) continue;

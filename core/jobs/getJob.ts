@@ -19,6 +19,8 @@ export interface GetJobOptions {
 	deadlineAtMs?: number;
 	/** `urgent` for confirming a callback: it goes ahead of bulk work on the key. */
 	priority?: RequestPriority;
+	/** How long 429s and refused connections may be waited out (see ApiCall; default 10 min). */
+	retryBudgetMs?: number;
 }
 
 /** Looks a job up; a finished job frees its place in the concurrency limit. */
@@ -36,6 +38,7 @@ export async function getJob(
 		signal: options.signal,
 		deadlineAtMs: options.deadlineAtMs,
 		priority: options.priority,
+		retryBudgetMs: options.retryBudgetMs,
 	});
 	const job = parseJob(response.body, id);
 	if (isTerminal(job)) jobSeenEnded(runtime, job);

@@ -130,6 +130,28 @@ describe('host budgets: deadlines and priorities', () => {
 		expect(sent.creates()[1].response).toMatchObject({ status: 429, body: { error: { code: 'concurrency_limited' } } });
 	});
 
+	it('with a retry budget of its own, a create refused for concurrency ends as a RateLimitError, queueing for no place', async () => {
+		// A Wait for Callback step: the row waits for a later step instead of the step blocking.
+		const { time, sent, others, client } = await coreSandbox({ limits: PLANS.pro });
+		await others.creates(5);
+		const start = time.clock.now();
+		const error = await time.run(client.generateVideo({ prompt: 'two' }, { retryBudgetMs: 2_000 })).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(RateLimitError);
+		expect(time.elapsed(start)).toBeLessThan(2_000);
+		expect(sent.creates()).toHaveLength(1);
+		expect(sent.creates()[0].response).toMatchObject({ status: 429 });
+	});
+
+	it('with a retry budget of its own, a lookup refused 429 past it ends at once', async () => {
+		const { time, sent, others, client } = await coreSandbox({ limits: PLANS.pro });
+		await others.lookups(30);
+		const start = time.clock.now();
+		const error = await time.run(client.getJob('job_x', { retryBudgetMs: 2_000 })).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(RateLimitError);
+		expect(time.elapsed(start)).toBeLessThan(2_000);
+		expect(sent.lookups()).toHaveLength(1);
+	});
+
 	it('shrinks the request timeout to what remains of the deadline', async () => {
 		const timeouts: Array<number | undefined> = [];
 		const { time, client } = await coreSandbox({

@@ -74,3 +74,36 @@ it('with nothing of the batch running, waits in the step for a window that frees
 		await one.stop();
 	}
 }, 60_000);
+
+it("a create the service refuses 429 in a step (its hour spent by other work) leaves its row waiting for a later step: the run neither fails nor blocks, every row ends done", async () => {
+	// The service's hour takes 3 requests; the node is told 100, as when other processes or
+	// workflows share the key: the fourth create is refused with an hour's Retry-After.
+	const service = await startSandbox({
+		port: 0,
+		speed: 200,
+		insecureCallbacks: true,
+		clientClock: 'sandbox',
+		accounts: [{ id: 'acct_hour', plan: { requestsPerMinute: 60, requestsPerHour: 3, concurrentJobs: 5 }, balance: 100_000 }],
+		keys: [{ key: 'omni_test_hour', account: 'acct_hour' }],
+	});
+	const one = await N8nTestInstance.start({
+		omniVideoApi: { apiKey: 'omni_test_hour', baseUrl: service.url, plan: 'custom', requestsPerMinute: 60, requestsPerHour: 100, concurrentJobs: 5, webhookSecret: service.webhookSecret },
+	});
+	try {
+		const prompts = Array.from({ length: 4 }, (_, i) => `Hour spent clip ${i}`);
+		const execution = await one.execute(workflowOf([callbackGenerateNode({ callbackTimeoutMinutes: 180 })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+		expect(execution.status).toBe('waiting');
+		expect(outputOf(execution.run!, 'Generate').map((item) => item.json.status)).toEqual(['queued', 'queued', 'queued', 'waitingForPlace']);
+		const refused = service.journal.filter((entry) => entry.method === 'POST' && entry.status === 429);
+		expect(refused).toHaveLength(1);
+		// An hour of the sandbox's is 18 s real at 200x.
+		const run = await finishedWithin(execution, 60_000);
+		const items = outputOf(run, 'Generate');
+		expect(items.map((item) => item.json.status)).toEqual(Array(4).fill('done'));
+		expect(service.jobs.all.size).toBe(4);
+		expect(new Set(items.map((item) => item.json.jobId)).size).toBe(4);
+	} finally {
+		await one.stop();
+		await service.close();
+	}
+}, 90_000);

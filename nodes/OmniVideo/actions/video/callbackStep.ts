@@ -3,6 +3,7 @@ import {
 	createMayHaveMadeJob,
 	isTerminal,
 	jobSeenEnded,
+	RateLimitError,
 	type JobRecord,
 	type OmniVideoClient,
 } from '../../../../core';
@@ -16,9 +17,10 @@ import { MIN_LATE_MS, holdsPlaceElsewhere, lookAt, placeFreeAt, requestsScarce }
 import type { HostClock } from '../../../shared/hostClock';
 
 /**
- * The longest a step waits for the plan's request windows (ms). A running execution cannot take
- * callbacks (n8n answers 409, and a service that delivers once never sends them again), so what
- * the windows cannot take by then waits parked, until they can: a callback may wake it sooner.
+ * The longest a step waits for the plan's request windows, a 429's Retry-After or a place among
+ * the plan's jobs (ms). A running execution cannot take callbacks (n8n answers 409, and a service
+ * that delivers once never sends them again), so what cannot go by then waits parked, until it
+ * can: a callback may wake it sooner.
  */
 const STEP_TURN_MS = 2_000;
 
@@ -80,7 +82,7 @@ async function lookUp(batch: ParkedBatch, client: OmniVideoClient, clock: HostCl
 		jobIds.map(async (jobId) => {
 			const rows = batch.rows.filter((row) => row.job === jobId);
 			try {
-				const job = client.runtime.endedJobs.recall(jobId) ?? (await client.getJob(jobId));
+				const job = client.runtime.endedJobs.recall(jobId) ?? (await client.getJob(jobId, { retryBudgetMs: STEP_TURN_MS }));
 				for (const row of rows) Object.assign(row, { lookedAt: clock.now(), confirm: false });
 				if (isTerminal(job)) ended(batch, job, client);
 			} catch {
@@ -96,7 +98,8 @@ async function lookUp(batch: ParkedBatch, client: OmniVideoClient, clock: HostCl
  * batch's jobs other processes made (their places are held there, not here: see
  * holdsPlaceElsewhere); one at least when nothing of the batch runs, so that something calls back.
  * Each create is noted in the node's ledger before it leaves (sendPlanned): a create whose outcome
- * is unknown is never sent again.
+ * is unknown is never sent again. A create refused for the plan's limits (429, nothing made) leaves
+ * its row to wait for a later step, and this step makes no more.
  */
 async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: OmniVideoClient, clock: HostClock, resumeUrl: string, everyRow: boolean): Promise<unknown[]> {
 	const failures: unknown[] = [];
@@ -112,16 +115,23 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 		const room = everyRow ? waiting.length : requestRoom(batch, client, clock);
 		const take = Math.min(waiting.length, room, spare > 0 ? spare : running.length === 0 ? 1 : 0);
 		if (take === 0) return failures;
+		let refused = false;
 		await Promise.all(
 			waiting.slice(0, take).map(async ({ row, index }) => {
 				const plan = row.plan!;
 				const sentAt = clock.now();
 				try {
-					const { created } = await sendPlanned.call(context, client, plan, false, callbackUrlOf(resumeUrl, index));
+					const retryBudgetMs = everyRow ? undefined : STEP_TURN_MS;
+					const { created } = await sendPlanned.call(context, client, plan, false, { callbackUrl: callbackUrlOf(resumeUrl, index), retryBudgetMs });
 					Object.assign(row, { job: created.job.id, endAt: sentAt + created.expectedMs, renderMs: created.expectedMs, by: PROCESS_MARK, plan: undefined });
 					// An earlier run's job, found again in our records, may have ended already.
 					if (isTerminal(created.job)) ended(batch, created.job, client);
 				} catch (error) {
+					// Only a step that must make every row now (everyRow) gives up on a row over limits.
+					if (error instanceof RateLimitError && !everyRow) {
+						refused = true;
+						return;
+					}
 					failures.push(error);
 					if (isRefusedCallbackUrl(error)) row.error = { ...errorJson(error), refusedCallbackUrl: true };
 					else if (createMayHaveMadeJob(error)) Object.assign(row, { doubt: sentAt, plan: undefined });
@@ -129,6 +139,7 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 				}
 			}),
 		);
+		if (refused) return failures;
 	}
 }
 

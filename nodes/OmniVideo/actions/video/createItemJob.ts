@@ -85,7 +85,7 @@ export function planKey(plan: ItemJobPlan): string {
 export async function sendItemJob(
 	client: OmniVideoClient,
 	plan: ItemJobPlan,
-	options: { signal?: AbortSignal; allowInsecureLoopbackCallback: boolean; watched: boolean; callbackUrl?: string; ledger?: JobLedger },
+	options: { signal?: AbortSignal; allowInsecureLoopbackCallback: boolean; watched: boolean; callbackUrl?: string; ledger?: JobLedger; retryBudgetMs?: number },
 ): Promise<{ created: GeneratedJob; extra: IDataObject }> {
 	const created = await client.generateVideo(
 		{ ...plan.input, callbackUrl: options.callbackUrl ?? plan.input.callbackUrl },
@@ -97,6 +97,7 @@ export async function sendItemJob(
 			expectedMs: plan.expectedMs,
 			watched: options.watched,
 			ledger: options.ledger,
+			retryBudgetMs: options.retryBudgetMs,
 		},
 	);
 	const extra: IDataObject = { mode: created.mode, idempotencyKey: created.idempotencyKey, submittedAt: new Date().toISOString() };
@@ -128,14 +129,15 @@ export async function createItemJob(
 
 /**
  * Uploads a planned item's binary source, if any, then creates its job (execute() only).
- * `rowCallbackUrl`: the item is a row of a parked Wait for Callback batch, called back there.
+ * `row`: the item is a row of a parked Wait for Callback batch, called back at `callbackUrl`; its
+ * create waits for limits no longer than `retryBudgetMs` (see GenerateVideoOptions).
  */
 export async function sendPlanned(
 	this: IExecuteFunctions,
 	client: OmniVideoClient,
 	plan: ItemJobPlan,
 	watchedOverride?: boolean,
-	rowCallbackUrl?: string,
+	row?: { callbackUrl: string; retryBudgetMs?: number },
 ): Promise<{ created: GeneratedJob; extra: IDataObject }> {
 	if (plan.binaryPropertyName !== undefined) {
 		const uploaded = await uploadFromBinary.call(this, client, plan.itemIndex, plan.binaryPropertyName);
@@ -147,8 +149,9 @@ export async function sendPlanned(
 		// A polled job is seen ending here, so it keeps its place among the plan's jobs at once
 		// until then; a job left to a callback may end unseen (n8n refuses callbacks until parked).
 		watched: watchedOverride ?? (this.getNodeParameter('waitMode', 0) === 'poll' || isToolExecution(this)),
-		callbackUrl: rowCallbackUrl,
-		ledger: ledgerFor(this, plan, rowCallbackUrl !== undefined),
+		callbackUrl: row?.callbackUrl,
+		retryBudgetMs: row?.retryBudgetMs,
+		ledger: ledgerFor(this, plan, row !== undefined),
 	});
 }
 

@@ -28,10 +28,31 @@ export function overdueAt(row: BatchRow): number {
 	return (row.endAt ?? 0) + lateMs(row);
 }
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * The hour's room by `atMs` as the batch's own rows count it: each create, and each row's last
+ * lookup, within the hour before then; one kept back for urgent work, as the limiter does. Every
+ * process that steps the batch reads the same rows, so this counts the requests other processes
+ * sent for it, which this process's limiter never saw (in queue mode each worker has its own).
+ * Only a row's last lookup is kept, so it errs on the side of room, as the limiter's own count may.
+ */
+export function batchHourRoomBy(batch: ParkedBatch, perHour: number, atMs: number): number {
+	const since = atMs - HOUR_MS;
+	let sent = 0;
+	for (const row of batch.rows) {
+		const sentAt = row.doubt ?? (row.endAt === undefined ? undefined : row.endAt - (row.renderMs ?? 0));
+		if (sentAt !== undefined && sentAt > since) sent++;
+		if (row.lookedAt !== undefined && row.lookedAt > since) sent++;
+	}
+	return perHour - 1 - sent;
+}
+
 /**
  * Whether the plan's hour window holds back the rows still to make more than its places do: by
  * the time the places would let every row be made (at the running jobs' mean render time), the hour
- * takes fewer requests than there are rows. Then every lookup puts a create off.
+ * takes fewer requests than there are rows, by this process's limiter or by the batch's own count.
+ * Then every lookup puts a create off.
  */
 export function requestsScarce(batch: ParkedBatch, limiter: Limiter, nowMs: number): boolean {
 	const waiting = batch.rows.filter(waitsForPlace).length;
@@ -39,7 +60,8 @@ export function requestsScarce(batch: ParkedBatch, limiter: Limiter, nowMs: numb
 	const running = runningRows(batch);
 	const renderMs = running.reduce((sum, row) => sum + (row.renderMs ?? 0), 0) / Math.max(1, running.length);
 	const placesNeedMs = (waiting / Math.max(1, limiter.currentLimits.concurrentJobs)) * renderMs;
-	return limiter.hourRoomBy(nowMs + placesNeedMs) < waiting;
+	const byMs = nowMs + placesNeedMs;
+	return Math.min(limiter.hourRoomBy(byMs), batchHourRoomBy(batch, limiter.currentLimits.requestsPerHour, byMs)) < waiting;
 }
 
 /** When a running row's job is looked up without a callback: once overdue (later while requests are scarce), then every lateMs. */
