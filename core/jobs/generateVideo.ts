@@ -190,7 +190,8 @@ async function createOnce(
 	// Refused for concurrency (others on the account hold the places: see JobSlots.concurrencyRefused),
 	// the create queues for a place again, for as long as a call may retry.
 	// With a budget of its own, the refusal is a 429 like any other: waited out within the budget, or thrown.
-	const queueUntilMs = options.retryBudgetMs === undefined ? runtime.clock.now() + DEFAULT_RETRY_BUDGET_MS : -Infinity;
+	const queuesForPlace = options.retryBudgetMs === undefined;
+	const queueUntilMs = runtime.clock.now() + DEFAULT_RETRY_BUDGET_MS;
 	for (;;) {
 		const slot = await runtime.limiter.acquireJobSlot({
 			idempotencyKey,
@@ -211,7 +212,7 @@ async function createOnce(
 				signal: options.signal,
 				deadlineAtMs: options.deadlineAtMs,
 				retryBudgetMs: options.retryBudgetMs,
-				returnConcurrencyRefusal: runtime.clock.now() < queueUntilMs,
+				returnConcurrencyRefusal: queuesForPlace && runtime.clock.now() < queueUntilMs,
 			});
 			if (isConcurrencyRefusal(response)) continue;
 			const job = readCreatedJob(response.body, idempotencyKey);

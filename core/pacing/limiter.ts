@@ -53,8 +53,8 @@ export class RateLimiter {
 	}
 
 	/** How many more bulk requests the hour window takes by `atMs` (see RequestWindows.hourRoomBy). */
-	hourRoomBy(atMs: number): number {
-		return this.windows.hourRoomBy(atMs);
+	hourRoomBy(atMs: number, knownSent: readonly number[] = []): number {
+		return this.windows.hourRoomBy(atMs, knownSent);
 	}
 
 	/** When one more bulk request could start. */

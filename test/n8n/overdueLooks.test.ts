@@ -3,7 +3,7 @@ import { RateLimiter } from '../../core/pacing/limiter';
 import { VirtualTime } from '../support/virtualTime';
 import type { BatchRow, ParkedBatch } from '../../nodes/OmniVideo/actions/video/callbackBatch';
 import type { ItemJobPlan } from '../../nodes/OmniVideo/actions/video/createItemJob';
-import { RETRY_GRACE_MS, batchHourRoomBy, holdsPlaceElsewhere, lookAt, overdueAt, placeFreeAt, requestsScarce } from '../../nodes/OmniVideo/actions/video/overdueLooks';
+import { RETRY_GRACE_MS, batchRequestTimes, holdsPlaceElsewhere, lookAt, overdueAt, placeFreeAt, requestsScarce } from '../../nodes/OmniVideo/actions/video/overdueLooks';
 
 /*
  * When Wait for Callback looks up a job whose callback has not come (lost, refused with 409 while a
@@ -58,13 +58,14 @@ it("counts the hour from the batch's own rows too: requests other processes sent
 	const { time, limiter } = await limiterAfter(PLANS.premium, 0);
 	const now = time.clock.now();
 	const batch = batchOf(10, 200, now);
-	for (let i = 0; i < 290; i++) batch.rows.push({ job: `job_done_${i}`, endAt: now - 20 * 60_000 + RENDER_MS, renderMs: RENDER_MS, lookedAt: now - 60_000, by: 'another process' });
+	for (let i = 0; i < 290; i++) batch.rows.push({ job: `job_done_${i}`, endAt: now - 20 * 60_000 + RENDER_MS, renderMs: RENDER_MS, lookedAt: now - 5 * 60_000, by: 'another process' });
 	expect(limiter.hourRoomBy(now)).toBe(499);
-	// 300 creates and 290 lookups within the hour.
-	expect(batchHourRoomBy(batch, PLANS.premium.requestsPerHour, now)).toBe(499 - 590);
+	// 300 creates and 290 lookups within the hour: past Premium's 500, no room.
+	expect(batchRequestTimes(batch)).toHaveLength(590);
+	expect(limiter.hourRoomBy(now, batchRequestTimes(batch))).toBe(0);
 	expect(requestsScarce(batch, limiter, now)).toBe(true);
 	// 59 minutes on, the other processes' creates and lookups have left the window; the 10 creates of just now have not.
-	expect(batchHourRoomBy(batch, PLANS.premium.requestsPerHour, now + 59 * 60_000)).toBe(489);
+	expect(limiter.hourRoomBy(now + 59 * 60_000, batchRequestTimes(batch))).toBe(489);
 });
 
 it('looks an overdue job up on time when the places, not the hour, hold the rows back, and then as often as it is late', async () => {

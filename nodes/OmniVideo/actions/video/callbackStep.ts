@@ -103,6 +103,8 @@ async function lookUp(batch: ParkedBatch, client: OmniVideoClient, clock: HostCl
  */
 async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: OmniVideoClient, clock: HostClock, resumeUrl: string, everyRow: boolean): Promise<unknown[]> {
 	const failures: unknown[] = [];
+	// Only a step that must make every row now (everyRow) waits out the limits and gives up on a row over them.
+	const retryBudgetMs = everyRow ? undefined : STEP_TURN_MS;
 	for (;;) {
 		const waiting = batch.rows.map((row, index) => ({ row, index })).filter(({ row }) => waitsForPlace(row));
 		if (waiting.length === 0) return failures;
@@ -121,14 +123,12 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 				const plan = row.plan!;
 				const sentAt = clock.now();
 				try {
-					const retryBudgetMs = everyRow ? undefined : STEP_TURN_MS;
 					const { created } = await sendPlanned.call(context, client, plan, false, { callbackUrl: callbackUrlOf(resumeUrl, index), retryBudgetMs });
 					Object.assign(row, { job: created.job.id, endAt: sentAt + created.expectedMs, renderMs: created.expectedMs, by: PROCESS_MARK, plan: undefined });
 					// An earlier run's job, found again in our records, may have ended already.
 					if (isTerminal(created.job)) ended(batch, created.job, client);
 				} catch (error) {
-					// Only a step that must make every row now (everyRow) gives up on a row over limits.
-					if (error instanceof RateLimitError && !everyRow) {
+					if (error instanceof RateLimitError && retryBudgetMs !== undefined) {
 						refused = true;
 						return;
 					}

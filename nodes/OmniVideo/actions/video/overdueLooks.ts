@@ -28,24 +28,20 @@ export function overdueAt(row: BatchRow): number {
 	return (row.endAt ?? 0) + lateMs(row);
 }
 
-const HOUR_MS = 3_600_000;
-
 /**
- * The hour's room by `atMs` as the batch's own rows count it: each create, and each row's last
- * lookup, within the hour before then; one kept back for urgent work, as the limiter does. Every
- * process that steps the batch reads the same rows, so this counts the requests other processes
- * sent for it, which this process's limiter never saw (in queue mode each worker has its own).
- * Only a row's last lookup is kept, so it errs on the side of room, as the limiter's own count may.
+ * When the batch's requests were sent, as its rows record them: each create, and each row's last
+ * lookup. Every process that steps the batch reads the same rows, so these include the requests
+ * other processes sent for it, which this process's limiter never saw (in queue mode each worker
+ * has its own). Only a row's last lookup is kept, so it errs on the side of room.
  */
-export function batchHourRoomBy(batch: ParkedBatch, perHour: number, atMs: number): number {
-	const since = atMs - HOUR_MS;
-	let sent = 0;
+export function batchRequestTimes(batch: ParkedBatch): number[] {
+	const times: number[] = [];
 	for (const row of batch.rows) {
-		const sentAt = row.doubt ?? (row.endAt === undefined ? undefined : row.endAt - (row.renderMs ?? 0));
-		if (sentAt !== undefined && sentAt > since) sent++;
-		if (row.lookedAt !== undefined && row.lookedAt > since) sent++;
+		const createdAt = row.doubt ?? (row.endAt === undefined ? undefined : row.endAt - (row.renderMs ?? 0));
+		if (createdAt !== undefined) times.push(createdAt);
+		if (row.lookedAt !== undefined) times.push(row.lookedAt);
 	}
-	return perHour - 1 - sent;
+	return times;
 }
 
 /**
@@ -60,8 +56,7 @@ export function requestsScarce(batch: ParkedBatch, limiter: Limiter, nowMs: numb
 	const running = runningRows(batch);
 	const renderMs = running.reduce((sum, row) => sum + (row.renderMs ?? 0), 0) / Math.max(1, running.length);
 	const placesNeedMs = (waiting / Math.max(1, limiter.currentLimits.concurrentJobs)) * renderMs;
-	const byMs = nowMs + placesNeedMs;
-	return Math.min(limiter.hourRoomBy(byMs), batchHourRoomBy(batch, limiter.currentLimits.requestsPerHour, byMs)) < waiting;
+	return limiter.hourRoomBy(nowMs + placesNeedMs, batchRequestTimes(batch)) < waiting;
 }
 
 /** When a running row's job is looked up without a callback: once overdue (later while requests are scarce), then every lateMs. */
