@@ -26,6 +26,17 @@ const REAL_CLOCK: HostClock = {
 /** Read again after this long (real): the sandbox's speed may be changed by hand (POST /__sandbox/clock). */
 const RESYNC_MS = 5_000;
 const READ_TIMEOUT_MS = 2_000;
+/**
+ * A reading is placed at the middle of its round trip, so it may be off by half of it, times the
+ * sandbox's speed: 300 real ms at 50x are 7.5 s of the sandbox's. A process whose event loop is busy
+ * (n8n's engine and a test runner in one) reads answers late, which puts the clock ahead, and `now`
+ * never goes back. So a reading whose round trip is over twice the best one (and over this floor)
+ * is dropped while the clock is following: the sandbox's clock and this one both run on the
+ * machine's, so a good reading stays good; a change of speed, or no good reading for STALE_MS, is
+ * taken whatever its round trip.
+ */
+const GOOD_ROUND_TRIP_MS = 20;
+const STALE_MS = 60_000;
 
 /** A local sandbox's clock as last read, by base URL; one object per sandbox, so that limiters keep it. */
 class SandboxClock implements HostClock {
@@ -34,6 +45,9 @@ class SandboxClock implements HostClock {
 	private baseReal = 0;
 	private follows = false;
 	private last = 0;
+	/** When the base was last set from a reading, and the shortest round trip since then or its reset. */
+	private takenAt = -Infinity;
+	private bestRoundTripMs = Infinity;
 	syncedAt = -Infinity;
 
 	now(): number {
@@ -51,12 +65,18 @@ class SandboxClock implements HostClock {
 		return new Date(Date.now() + this.realMs(atMs - this.now()));
 	}
 
-	follow(reading: { nowMs: number; speed: number } | undefined, readAt: number): void {
-		this.syncedAt = readAt;
+	/** A reading sent at `sentAt` and answered at `answeredAt` (real ms), or none: real time. */
+	follow(reading: { nowMs: number; speed: number } | undefined, sentAt: number, answeredAt: number): void {
+		this.syncedAt = answeredAt;
+		const roundTripMs = answeredAt - sentAt;
+		const fresh = !this.follows || reading?.speed !== this.speed || answeredAt - this.takenAt >= STALE_MS;
 		this.follows = reading !== undefined;
 		if (!reading) return;
+		if (!fresh && roundTripMs > Math.max(GOOD_ROUND_TRIP_MS, 2 * this.bestRoundTripMs)) return;
+		this.bestRoundTripMs = fresh ? roundTripMs : Math.min(this.bestRoundTripMs, roundTripMs);
+		this.takenAt = answeredAt;
 		this.baseVirtual = reading.nowMs;
-		this.baseReal = readAt;
+		this.baseReal = Math.round((sentAt + answeredAt) / 2);
 		this.speed = reading.speed;
 	}
 }
@@ -83,10 +103,10 @@ export async function hostClockFor(baseUrl: string, transport: Transport): Promi
 		const sentAt = Date.now();
 		try {
 			const answer = await transport.plain({ method: 'GET', url: `${baseUrl}/__sandbox/clock`, headers: { Accept: 'application/json' }, timeoutMs: READ_TIMEOUT_MS });
-			clock.follow(answer.status === 200 ? readingOf(answer.body) : undefined, Math.round((sentAt + Date.now()) / 2));
+			clock.follow(answer.status === 200 ? readingOf(answer.body) : undefined, sentAt, Date.now());
 		} catch {
 			// Not our sandbox (or an older one): real time.
-			clock.follow(undefined, sentAt);
+			clock.follow(undefined, sentAt, Date.now());
 		}
 	}
 	return clock;

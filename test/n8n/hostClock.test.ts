@@ -47,3 +47,41 @@ it('runs on real time against a sandbox that does not ask, and asks nothing of a
 	expect(sent).not.toHaveBeenCalled();
 	expect(clock.realDate(1_000).getTime()).toBe(1_000);
 });
+
+it('drops a reading whose round trip is long (a busy event loop reads answers late), which would put the clock ahead', async () => {
+	jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+	try {
+		jest.setSystemTime(1_000_000);
+		const speed = 100;
+		// The sandbox's clock: its own epoch, running at 100x the machine's.
+		const sandboxNow = () => 5_000_000_000 + Date.now() * speed;
+		let answerLateMs = 0;
+		const transport: Transport = {
+			api: () => Promise.reject(new Error('no request expected')),
+			plain: () => {
+				// The answer is read this long after the sandbox wrote it.
+				const body = { nowMs: sandboxNow(), speed, clientClock: 'sandbox' };
+				jest.setSystemTime(Date.now() + answerLateMs);
+				return Promise.resolve({ status: 200, headers: {}, body });
+			},
+		};
+		const url = 'http://127.0.0.1:1';
+		const clock = await hostClockFor(url, transport);
+		expect(clock.now()).toBe(sandboxNow());
+		// The next reading, past the resync time, is read 400 real ms late: placed at the middle of
+		// its round trip it would be 200 real ms, 20 s of the sandbox's, ahead.
+		jest.setSystemTime(Date.now() + 6_000);
+		answerLateMs = 400;
+		await hostClockFor(url, transport);
+		expect(Math.abs(clock.now() - sandboxNow())).toBeLessThan(1_000);
+		// A change of speed is taken whatever the round trip.
+		const before = clock.realMs(60_000);
+		jest.setSystemTime(Date.now() + 6_000);
+		const faster: Transport = { ...transport, plain: async (request) => ({ ...(await transport.plain(request)), body: { nowMs: sandboxNow(), speed: 200, clientClock: 'sandbox' } }) };
+		await hostClockFor(url, faster);
+		expect(before).toBe(600);
+		expect(clock.realMs(60_000)).toBe(300);
+	} finally {
+		jest.useRealTimers();
+	}
+});
