@@ -20,6 +20,7 @@ import { describeFigures, expectedLimitMs, jobsEnded, jobsTagged, keyLabel, real
 import type { ScaledLayout } from './scaledLayout';
 import { noOp, omniVideo, webhookWorkflow } from './workflows';
 import { withOwnSandbox } from './ownSandbox';
+import { writeTimeline } from './timeline';
 
 export interface ScaledWaitOptions {
 	/** The check's name, also its key's label. */
@@ -92,6 +93,7 @@ async function run(layout: ScaledLayout, context: Context, options: ScaledWaitOp
 	const ended = finished ? `execution ${finished.id} ${finished.status}, ${done} of ${rows} items done${wall}` : `execution ${parked.id} still ${parked.status === 'waiting' ? 'waiting' : parked.status} after ${seconds(waitedMs)} (1.5× the batch's typical limit): ${jobs.length} jobs made`;
 	const evidence = `${rows} items, ${plan} key, sandbox profile ${sandbox.service.profile}, ${signed ? 'signing secret' : 'unsigned callbacks'}, ×${speed}: ${ended}; ${describeFigures(figures, rows)}; "After" ran ${downstream.length} time(s) with ${downstreamItems} items; resumed ${resumed} time(s), ${nodeRuns} runs of the node (started by ${perProcess(starts)}; resumes refused by ${perProcess(refusedResumes)}); ${attempts.length} deliveries, callbacks taken by ${perProcess(byProcess)}`;
 
+	await writeTimeline(options.name, { sandbox, from, attempts, callbacks, jobs });
 	const bound = options.strict ? 2.2 : 1.2;
 	check(finished, `the batch did not end: ${evidence}`);
 	check(finished.status === 'success', `execution ${finished.status}: ${errorOf(finished, 'Generate Video')?.message}; ${evidence}`);

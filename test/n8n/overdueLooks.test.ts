@@ -3,7 +3,7 @@ import { RateLimiter } from '../../core/pacing/limiter';
 import { VirtualTime } from '../support/virtualTime';
 import type { BatchRow, ParkedBatch } from '../../nodes/OmniVideo/actions/video/callbackBatch';
 import type { ItemJobPlan } from '../../nodes/OmniVideo/actions/video/createItemJob';
-import { RETRY_GRACE_MS, batchRequestTimes, holdsPlaceElsewhere, lookAt, overdueAt, placeFreeAt, requestsScarce } from '../../nodes/OmniVideo/actions/video/overdueLooks';
+import { batchRequestTimes, holdsPlaceElsewhere, lookAt, overdueAt, placeFreeAt, requestsScarce } from '../../nodes/OmniVideo/actions/video/overdueLooks';
 
 /*
  * When Wait for Callback looks up a job whose callback has not come (lost, refused with 409 while a
@@ -37,7 +37,7 @@ it("counts what the plan's hour takes by a moment: its room now plus the request
 	expect(limiter.hourRoomBy(time.clock.now() + 62 * 60_000)).toBe(499);
 });
 
-it("defers an overdue job's lookup past the service's next callback try while the hour holds back the rows still to make", async () => {
+it("puts an overdue job's lookup off until every row is made while the hour holds back the rows still to make", async () => {
 	// 500 rows on Premium: 10 made, 490 to make; the places would take them in 49 minutes, the hour takes 489.
 	const { time, limiter } = await limiterAfter(PLANS.premium, 10);
 	const now = time.clock.now();
@@ -45,11 +45,10 @@ it("defers an overdue job's lookup past the service's next callback try while th
 	expect(requestsScarce(batch, limiter, now)).toBe(true);
 	const row = batch.rows[0];
 	expect(overdueAt(row)).toBe(now + RENDER_MS * 1.5);
-	expect(lookAt(row, true)).toBe(overdueAt(row) + RETRY_GRACE_MS);
-	// Past the service's second try (5 s, then 5 min after the first).
-	expect(RETRY_GRACE_MS).toBeGreaterThan(5 * 60_000 + 5_000);
+	expect(lookAt(row, true)).toBe(Infinity);
 	// Once every row is made, nothing is scarce: overdue jobs are looked up at once.
 	expect(requestsScarce(batchOf(10, 0, now), limiter, now)).toBe(false);
+	expect(lookAt(row, false)).toBe(overdueAt(row));
 });
 
 it("counts the hour from the batch's own rows too: requests other processes sent for it, which this process's limiter never saw", async () => {
