@@ -93,3 +93,77 @@ it('a stale resume whose step runs in another process (a queue-mode worker) send
 	expect(notedWhileParked).toBe(true);
 	expect(JSON.stringify(execution.workflow.staticData)).not.toContain(execution.id);
 }, 60_000);
+
+describe('a stale resume back at a step this process has resumed from (two webhook processes)', () => {
+	it('a callback to that process resumes the execution: it is not told to come again while the step stays put', async () => {
+		const { standardWebhookSignature } = await import('../../sandbox/signing');
+		// Callbacks signed by this test with the key the credential holds (the sandbox's own go nowhere).
+		const signingKey = sandbox.webhookSecret;
+		// Only the callbacks below reach this n8n, and no wait time wakes it: each resume is ours.
+		const quiet = await N8nTestInstance.start(
+			{ omniVideoApi: { apiKey: sandbox.keys.premium, baseUrl: sandbox.url, ...spedUpPlan(PLANS.premium, SPEED), webhookSecret: signingKey } },
+			{ webhookUrl: 'http://127.0.0.1:9' },
+		);
+		quiet.waitTracker.on = false;
+		try {
+			const listening = `http://127.0.0.1:${(quiet as unknown as { server: { address(): { port: number } } }).server.address().port}`;
+			const execution = await quiet.execute(workflowOf([callbackGenerateNode({ options: { expectedRenderSeconds: 3600 } })], {}), 'Generate', itemsOf(...['Mark A', 'Mark B', 'Mark C', 'Mark D'].map((prompt) => ({ prompt }))));
+			expect(execution.status).toBe('waiting');
+			const ids = outputOf(execution.run!, 'Generate').map((item) => String(item.json.jobId));
+			const deliver = (row: number) => {
+				const body = JSON.stringify({ id: ids[row], status: 'done', resultUrls: [`https://cdn.example/${row}.mp4`] });
+				const timestamp = Math.floor(Date.now() / 1000);
+				const id = `msg_${ids[row]}_${Math.random().toString(36).slice(2, 8)}`;
+				return fetch(`${listening}/webhook-waiting/${execution.id}/omni-video?row=${row}`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': standardWebhookSignature(signingKey, id, timestamp, body) },
+					body,
+				});
+			};
+			/** Until the execution is parked on another run than `read`. */
+			const movedFrom = async (read: IRun | undefined) => expect(await parkedAgain(execution, read!)).toBe(true);
+
+			// Process one reads the execution at its first park, marks its resume, and is held.
+			let release: () => void = () => {};
+			let entered: () => void = () => {};
+			const inHold = new Promise<void>((resolve) => (entered = resolve));
+			let held = 0;
+			quiet.resumeHold = async () => {
+				if (held++ > 0) return;
+				entered();
+				await new Promise<void>((resolve) => (release = resolve));
+			};
+			const first = deliver(0);
+			await inHold;
+			// From here another process takes the calls and runs the steps (nothing of the first in its memory).
+			jest.resetModules();
+			await quiet.reloadPackage();
+			// It resumes twice: the execution parks at its second, then its third step.
+			let read = execution.run;
+			expect((await deliver(1)).status).toBe(200);
+			await movedFrom(read);
+			read = execution.run;
+			expect((await deliver(2)).status).toBe(200);
+			await movedFrom(read);
+			// The first process's resume goes on with what it read: the execution is back at its second step.
+			read = execution.run;
+			release();
+			expect((await first).status).toBe(200);
+			await movedFrom(read);
+
+			// A callback to the second process: it resumed from "the second step" before, not from this one.
+			expect((await deliver(3)).status).toBe(200);
+			// The service delivers the callbacks the stale step lost again: every row ends done.
+			const until = Date.now() + 20_000;
+			while (execution.status !== 'success' && Date.now() < until) {
+				for (const row of [1, 2]) if (execution.status === 'waiting') await deliver(row);
+				await new Promise((resolve) => setTimeout(resolve, 50));
+			}
+			const run = await finishedWithin(execution, 5_000);
+			expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(['done', 'done', 'done', 'done']);
+		} finally {
+			quiet.resumeHold = undefined;
+			await quiet.stop();
+		}
+	}, 60_000);
+});

@@ -50,8 +50,12 @@ export interface ParkedBatch {
 	/** Limit Wait Time, as a moment (ms since the epoch). */
 	limitAt: number;
 	rows: BatchRow[];
-	/** Steps run so far: a parked copy with fewer is one a resume has not reached yet. */
-	step?: number;
+	/**
+	 * This park's mark, new at every step: what a resume is for. Not a count of steps: a stale resume
+	 * (n8n 2.x resuming with data read before another step ran) counts from an older value and can
+	 * park again at a count a process has already resumed from.
+	 */
+	park?: string;
 	/** Callbacks webhook() recorded since the last step. */
 	heard: HeardCallback[];
 }
@@ -78,6 +82,14 @@ export function runExecutionDataOf(context: IExecuteFunctions | IWebhookFunction
 
 /** A mark of this loaded copy of the node: another process (or this one restarted) has another. */
 export const PROCESS_MARK = Math.random().toString(36).slice(2, 10);
+
+let parks = 0;
+
+/** A new park's mark: unique across processes (this process's mark) and within one (a counter). */
+export function newParkMark(): string {
+	parks += 1;
+	return `${PROCESS_MARK}.${parks}`;
+}
 
 export function batchIn(nodeContext: IDataObject): ParkedBatch | undefined {
 	const batch = nodeContext[KEY] as ParkedBatch | undefined;

@@ -10,7 +10,7 @@ import {
 import { errorJson } from '../../../shared/nodeErrors';
 import { sendPlanned } from './createItemJob';
 import { isRefusedCallbackUrl } from './callbackFallback';
-import { PROCESS_MARK, callbackUrlOf, isOver, runningRows, storeBatch, waitsForPlace, type BatchRow, type ParkedBatch } from './callbackBatch';
+import { PROCESS_MARK, callbackUrlOf, isOver, newParkMark, runningRows, storeBatch, waitsForPlace, type BatchRow, type ParkedBatch } from './callbackBatch';
 import { batchItems, parkedItems } from './callbackRows';
 import { parkWithContinuation } from './parkContinuation';
 import { MIN_LATE_MS, holdsPlaceElsewhere, lookAt, placeFreeAt, requestsScarce } from './overdueLooks';
@@ -185,7 +185,7 @@ export async function stepBatch(
 	// A create failed and the user lets no error through: the run fails, nothing is parked.
 	if (options.failFast && failures.length > 0) return { failed: failures };
 	const now = clock.now();
-	batch.step = (batch.step ?? 0) + 1;
+	batch.park = newParkMark();
 	if (isOver(batch) || now >= batch.limitAt) {
 		// Time is up: what the service says now is each job's outcome (done, failed or still rendering).
 		if (!isOver(batch)) await lookUp(batch, client, clock, true);

@@ -5,14 +5,14 @@ import { callbackRequestOf, respond, respondRefused } from '../../../shared/webh
 import { parkedBatch, type HeardCallback, type ParkedBatch } from './callbackBatch';
 
 /**
- * Resumes this process started, by execution: the parked step each one was for. A second callback
+ * Resumes this process started, by execution: the park each one was for. A second callback
  * reaching this process before the resume has run reads the same stored execution (its step not
  * yet run): resuming again would fail on n8n 2.x (one resume wins; the other caller gets a 500)
  * and run the batch twice at once on 1.x. It is answered 503 with Retry-After instead: on the
  * service's documented reading it comes again, once the step has run; on the strictest reading it
  * is not, and the step looks the job up when it is overdue.
  */
-const resuming = new Map<string, number>();
+const resuming = new Map<string, string>();
 const RETRY_AFTER_S = 5;
 
 function rowNamed(context: IWebhookFunctions): number | undefined {
@@ -69,11 +69,11 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 		heard = { job: claimed.id, signed: false, row, at: client.runtime.clock.now() };
 	}
 	if (alreadyHeard(batch, heard.job)) return respond(this, 200, { received: true, jobId: heard.job, duplicate: true });
-	const step = batch.step ?? 0;
-	if (resuming.get(executionId) === step) {
+	const park = batch.park ?? '';
+	if (resuming.get(executionId) === park) {
 		return respond(this, 503, { error: `Execution ${executionId} is resuming already: deliver again in ${RETRY_AFTER_S} s`, jobId: heard.job }, { 'retry-after': String(RETRY_AFTER_S) });
 	}
-	resuming.set(executionId, step);
+	resuming.set(executionId, park);
 	// Forget resumes of executions gone by (keeps the map small).
 	if (resuming.size > 10_000) resuming.delete(resuming.keys().next().value as string);
 	batch.heard.push(heard);
