@@ -6,6 +6,7 @@ import { finishedWithin } from '../support/n8n/finishedWithin';
 import { workflowOf } from '../support/n8n/engine';
 import { callbackGenerateNode, itemsOf, outputOf, spedUpPlan } from '../support/n8n/workflows';
 import { PLANS } from '../../core/types';
+import { deliverSigned } from '../support/n8n/signedCallbacks';
 import { readingOfThisRun, serviceFront, type ServiceFront } from '../support/serviceReading';
 
 /**
@@ -96,30 +97,18 @@ it('a stale resume whose step runs in another process (a queue-mode worker) send
 
 describe('a stale resume back at a step this process has resumed from (two webhook processes)', () => {
 	it('a callback to that process resumes the execution: it is not told to come again while the step stays put', async () => {
-		const { standardWebhookSignature } = await import('../../sandbox/signing');
-		// Callbacks signed by this test with the key the credential holds (the sandbox's own go nowhere).
-		const signingKey = sandbox.webhookSecret;
-		// Only the callbacks below reach this n8n, and no wait time wakes it: each resume is ours.
+		// Only the callbacks below reach this n8n (the sandbox's go nowhere), and no wait time wakes it: each resume is ours.
 		const quiet = await N8nTestInstance.start(
-			{ omniVideoApi: { apiKey: sandbox.keys.premium, baseUrl: sandbox.url, ...spedUpPlan(PLANS.premium, SPEED), webhookSecret: signingKey } },
+			{ omniVideoApi: { apiKey: sandbox.keys.premium, baseUrl: sandbox.url, ...spedUpPlan(PLANS.premium, SPEED), webhookSecret: sandbox.webhookSecret } },
 			{ webhookUrl: 'http://127.0.0.1:9' },
 		);
 		quiet.waitTracker.on = false;
 		try {
-			const listening = `http://127.0.0.1:${(quiet as unknown as { server: { address(): { port: number } } }).server.address().port}`;
 			const execution = await quiet.execute(workflowOf([callbackGenerateNode({ options: { expectedRenderSeconds: 3600 } })], {}), 'Generate', itemsOf(...['Mark A', 'Mark B', 'Mark C', 'Mark D'].map((prompt) => ({ prompt }))));
 			expect(execution.status).toBe('waiting');
 			const ids = outputOf(execution.run!, 'Generate').map((item) => String(item.json.jobId));
-			const deliver = (row: number) => {
-				const body = JSON.stringify({ id: ids[row], status: 'done', resultUrls: [`https://cdn.example/${row}.mp4`] });
-				const timestamp = Math.floor(Date.now() / 1000);
-				const id = `msg_${ids[row]}_${Math.random().toString(36).slice(2, 8)}`;
-				return fetch(`${listening}/webhook-waiting/${execution.id}/omni-video?row=${row}`, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': standardWebhookSignature(signingKey, id, timestamp, body) },
-					body,
-				});
-			};
+			const signed = deliverSigned(quiet, execution.id, sandbox.webhookSecret);
+			const deliver = (row: number) => signed(ids[row], row);
 			/** Until the execution is parked on another run than `read`. */
 			const movedFrom = async (read: IRun | undefined) => expect(await parkedAgain(execution, read!)).toBe(true);
 

@@ -1,8 +1,10 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { N8nTestInstance } from '../support/n8n/instance';
 import { finishedWithin } from '../support/n8n/finishedWithin';
 import { workflowOf } from '../support/n8n/engine';
 import { callbackGenerateNode, itemsOf, outputOf } from '../support/n8n/workflows';
+import { deliverSigned } from '../support/n8n/signedCallbacks';
 
 /*
  * Wait for Callback when the plan's request windows are full: a step sends what the windows take
@@ -109,3 +111,95 @@ it("a create the service refuses 429 in a step (its hour spent by other work) le
 		await service.close();
 	}
 }, 90_000);
+
+/**
+ * An n8n that only the callbacks a test delivers reach (the sandbox's go nowhere), whose wait
+ * tracker is a minute late, as n8n's may be: a step that parks is not woken within the test.
+ */
+async function quietN8n(limits: Partial<typeof NARROW>, apiKey = sandbox.keys.pro) {
+	const quiet = await N8nTestInstance.start({ omniVideoApi: { apiKey, baseUrl: sandbox.url, ...NARROW, ...limits, webhookSecret: sandbox.webhookSecret } }, { webhookUrl: 'http://127.0.0.1:9' });
+	quiet.waitTracker = { on: true, lateMs: 60_000 };
+	return quiet;
+}
+
+/** Runs a batch on `quiet` and gives what a test needs to deliver its callbacks by hand. */
+async function quietBatch(quiet: N8nTestInstance, prompts: string[]) {
+	const ours = () => [...sandbox.jobs.all.values()].filter((job) => prompts.includes(job.body.prompt));
+	// Expected in 10 s: the first jobs are overdue (at 15 s) before any callback could come (30 s at least).
+	const execution = await quiet.execute(workflowOf([callbackGenerateNode({ callbackTimeoutMinutes: 120, options: { expectedRenderSeconds: 10 } })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+	expect(execution.status).toBe('waiting');
+	const signed = deliverSigned(quiet, execution.id, sandbox.webhookSecret, () => sandbox.clock.now());
+	const rowOf = (jobId: string) => outputOf(execution.run!, 'Generate').findIndex((item) => item.json.jobId === jobId);
+	const deliver = (jobId: string) => signed(jobId, rowOf(jobId));
+	/** Until `check` holds, 10 s real at most. */
+	const until = async (check: () => boolean) => {
+		const end = Date.now() + 10_000;
+		while (!check() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+	};
+	/** Delivers the callbacks of `jobs` (each once it has ended, or at once: said done, signed, believed) until the run ends. */
+	const finish = async (jobs: { id: string; endsAt: number }[], atOnce: string[] = []) => {
+		const end = Date.now() + 20_000;
+		while (execution.status !== 'success' && Date.now() < end) {
+			for (const job of jobs) {
+				const due = atOnce.includes(job.id) || job.endsAt <= sandbox.clock.now();
+				if (execution.status === 'waiting' && due && rowOf(job.id) >= 0) await deliver(job.id);
+			}
+			await new Promise((resolve) => setTimeout(resolve, 50));
+		}
+		const run = await finishedWithin(execution, 5_000);
+		expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(prompts.map(() => 'done'));
+		expect(ours()).toHaveLength(prompts.length);
+	};
+	return { ours, deliver, until, finish };
+}
+
+it('with only overdue jobs running (their callbacks late or lost), waits in the step for a window that frees up soon instead of pausing on n8n’s wait tracker', async () => {
+	const quiet = await quietN8n({});
+	try {
+		// The first renders for an hour (the sandbox's): still running whenever the step looks it up.
+		const prompts = ['Overdue window clip 1 [sandbox:job-fails-timeout]', 'Overdue window clip 2', 'Overdue window clip 3'];
+		const { ours, deliver, until, finish } = await quietBatch(quiet, prompts);
+		const first = ours();
+		expect(first).toHaveLength(2);
+		const firstCreate = Math.min(...first.map((job) => job.createdAt));
+		// The second job's callback comes; the first job's does not (late). The step it wakes finds the
+		// first job overdue (still running) and the third row waiting for the minute opened by the first creates.
+		const [late, heard] = first;
+		await until(() => heard.endsAt <= sandbox.clock.now());
+		expect((await deliver(heard.id)).status).toBe(200);
+		// The third row is made when the window has room (60 s of the sandbox's after the first
+		// creates), not when n8n's wait tracker gets round to the execution (a minute real, 50 min here).
+		await until(() => ours().length === 3);
+		const third = ours().find((job) => !first.includes(job));
+		expect(third).toBeDefined();
+		expect(third!.createdAt - firstCreate).toBeLessThan(5 * 60_000);
+		// The late job's callback comes after all, and the third's: every row ends done.
+		await finish([late, third!], [late.id]);
+	} finally {
+		await quiet.stop();
+	}
+}, 60_000);
+
+it('a step makes the rows a free place waits for before it looks overdue jobs up: the hour’s last request makes a row, not a lookup', async () => {
+	// The hour takes four bulk requests; three places. A key of its own: this file's other tests spent Pro's hour.
+	const quiet = await quietN8n({ requestsPerMinute: 30, requestsPerHour: 5, concurrentJobs: 3 }, sandbox.keys.premium);
+	try {
+		// The first two render for an hour (the sandbox's): overdue and still running when the third's callback comes.
+		const prompts = ['Last request clip 1 [sandbox:job-fails-timeout]', 'Last request clip 2 [sandbox:job-fails-timeout]', 'Last request clip 3', 'Last request clip 4'];
+		const { ours, deliver, until, finish } = await quietBatch(quiet, prompts);
+		const first = ours();
+		expect(first).toHaveLength(3);
+		// The third job's callback frees a place: the fourth row takes it with the hour's last request.
+		const heard = first[2];
+		await until(() => heard.endsAt <= sandbox.clock.now());
+		expect((await deliver(heard.id)).status).toBe(200);
+		await until(() => ours().length === 4);
+		const fourth = ours().find((job) => !first.includes(job));
+		expect(fourth).toBeDefined();
+		// The overdue jobs were not looked up with it: the hour had no room left.
+		expect(sandbox.journal.filter((entry) => entry.method === 'GET' && first.some((job) => entry.path.endsWith(job.id)))).toHaveLength(0);
+		await finish([first[0], first[1], fourth!], [first[0].id, first[1].id]);
+	} finally {
+		await quiet.stop();
+	}
+}, 60_000);

@@ -19,6 +19,15 @@ export function overdueAt(row: BatchRow): number {
 }
 
 /**
+ * Whether a running job's callback is no longer expected soon: a whole render time past its
+ * expected end, where its callback's first try would have come. A later try comes minutes later on
+ * the documented service, and never on one that delivers once.
+ */
+export function callbackLate(row: BatchRow, nowMs: number): boolean {
+	return nowMs >= overdueAt(row) + lateMs(row);
+}
+
+/**
  * When the batch's requests were sent, as its rows record them: each create, and each row's last
  * lookup. Every process that steps the batch reads the same rows, so these include the requests
  * other processes sent for it, which this process's limiter never saw (in queue mode each worker
