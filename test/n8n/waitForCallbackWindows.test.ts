@@ -69,7 +69,9 @@ it('with nothing of the batch running, waits in the step for a window that frees
 		one.waitTracker = { on: true, lateMs: 60_000 };
 		const prompts = ['Idle window clip 1', 'Idle window clip 2'];
 		const execution = await one.execute(workflowOf([callbackGenerateNode({ callbackTimeoutMinutes: 120 })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
-		expect(execution.status).toBe('waiting');
+		// Paused for the first job's callback; or, where a loaded machine made the first step last
+		// longer than that job's render at 50x (its callback late), done in that step already.
+		expect(['waiting', 'success']).toContain(execution.status);
 		// The first job's callback wakes it; the second create waits for the minute (1.2 s real) there.
 		const run = await finishedWithin(execution, 20_000);
 		expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(['done', 'done']);
@@ -113,22 +115,34 @@ it("a create the service refuses 429 in a step (its hour spent by other work) le
 }, 90_000);
 
 /**
+ * The tests below judge jobs overdue or late on the sandbox's clock: at 10x, a step that a loaded
+ * machine slows to a second real is still short beside the jobs' expected ten seconds.
+ */
+let slow: Sandbox;
+beforeAll(async () => {
+	slow = await startSandbox({ port: 0, speed: 10, insecureCallbacks: true, clientClock: 'sandbox' });
+});
+afterAll(async () => {
+	await slow.close();
+});
+
+/**
  * An n8n that only the callbacks a test delivers reach (the sandbox's go nowhere), whose wait
  * tracker is a minute late, as n8n's may be: a step that parks is not woken within the test.
  */
-async function quietN8n(limits: Partial<typeof NARROW>, apiKey = sandbox.keys.pro) {
-	const quiet = await N8nTestInstance.start({ omniVideoApi: { apiKey, baseUrl: sandbox.url, ...NARROW, ...limits, webhookSecret: sandbox.webhookSecret } }, { webhookUrl: 'http://127.0.0.1:9' });
+async function quietN8n(limits: Partial<typeof NARROW>, apiKey = slow.keys.pro) {
+	const quiet = await N8nTestInstance.start({ omniVideoApi: { apiKey, baseUrl: slow.url, ...NARROW, ...limits, webhookSecret: slow.webhookSecret } }, { webhookUrl: 'http://127.0.0.1:9' });
 	quiet.waitTracker = { on: true, lateMs: 60_000 };
 	return quiet;
 }
 
 /** Runs a batch on `quiet` and gives what a test needs to deliver its callbacks by hand. */
 async function quietBatch(quiet: N8nTestInstance, prompts: string[]) {
-	const ours = () => [...sandbox.jobs.all.values()].filter((job) => prompts.includes(job.body.prompt));
+	const ours = () => [...slow.jobs.all.values()].filter((job) => prompts.includes(job.body.prompt));
 	// Expected in 10 s: the first jobs are overdue (at 15 s) before any callback could come (30 s at least).
 	const execution = await quiet.execute(workflowOf([callbackGenerateNode({ callbackTimeoutMinutes: 120, options: { expectedRenderSeconds: 10 } })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
 	expect(execution.status).toBe('waiting');
-	const signed = deliverSigned(quiet, execution.id, sandbox.webhookSecret, () => sandbox.clock.now());
+	const signed = deliverSigned(quiet, execution.id, slow.webhookSecret, () => slow.clock.now());
 	const rowOf = (jobId: string) => outputOf(execution.run!, 'Generate').findIndex((item) => item.json.jobId === jobId);
 	const deliver = (jobId: string) => signed(jobId, rowOf(jobId));
 	/** Until `check` holds, 10 s real at most. */
@@ -141,7 +155,7 @@ async function quietBatch(quiet: N8nTestInstance, prompts: string[]) {
 		const end = Date.now() + 20_000;
 		while (execution.status !== 'success' && Date.now() < end) {
 			for (const job of jobs) {
-				const due = atOnce.includes(job.id) || job.endsAt <= sandbox.clock.now();
+				const due = atOnce.includes(job.id) || job.endsAt <= slow.clock.now();
 				if (execution.status === 'waiting' && due && rowOf(job.id) >= 0) await deliver(job.id);
 			}
 			await new Promise((resolve) => setTimeout(resolve, 50));
@@ -165,10 +179,10 @@ it('with only overdue jobs running (their callbacks late or lost), waits in the 
 		// The second job's callback comes; the first job's does not (late). The step it wakes finds the
 		// first job overdue (still running) and the third row waiting for the minute opened by the first creates.
 		const [late, heard] = first;
-		await until(() => heard.endsAt <= sandbox.clock.now());
+		await until(() => heard.endsAt <= slow.clock.now());
 		expect((await deliver(heard.id)).status).toBe(200);
 		// The third row is made when the window has room (60 s of the sandbox's after the first
-		// creates), not when n8n's wait tracker gets round to the execution (a minute real, 50 min here).
+		// creates), not when n8n's wait tracker gets round to the execution (a minute real, 10 min here).
 		await until(() => ours().length === 3);
 		const third = ours().find((job) => !first.includes(job));
 		expect(third).toBeDefined();
@@ -182,7 +196,7 @@ it('with only overdue jobs running (their callbacks late or lost), waits in the 
 
 it('a step makes the rows a free place waits for before it looks overdue jobs up: the hour’s last request makes a row, not a lookup', async () => {
 	// The hour takes four bulk requests; three places. A key of its own: this file's other tests spent Pro's hour.
-	const quiet = await quietN8n({ requestsPerMinute: 30, requestsPerHour: 5, concurrentJobs: 3 }, sandbox.keys.premium);
+	const quiet = await quietN8n({ requestsPerMinute: 30, requestsPerHour: 5, concurrentJobs: 3 }, slow.keys.premium);
 	try {
 		// The first two render for an hour (the sandbox's): overdue and still running when the third's callback comes.
 		const prompts = ['Last request clip 1 [sandbox:job-fails-timeout]', 'Last request clip 2 [sandbox:job-fails-timeout]', 'Last request clip 3', 'Last request clip 4'];
@@ -191,13 +205,13 @@ it('a step makes the rows a free place waits for before it looks overdue jobs up
 		expect(first).toHaveLength(3);
 		// The third job's callback frees a place: the fourth row takes it with the hour's last request.
 		const heard = first[2];
-		await until(() => heard.endsAt <= sandbox.clock.now());
+		await until(() => heard.endsAt <= slow.clock.now());
 		expect((await deliver(heard.id)).status).toBe(200);
 		await until(() => ours().length === 4);
 		const fourth = ours().find((job) => !first.includes(job));
 		expect(fourth).toBeDefined();
 		// The overdue jobs were not looked up with it: the hour had no room left.
-		expect(sandbox.journal.filter((entry) => entry.method === 'GET' && first.some((job) => entry.path.endsWith(job.id)))).toHaveLength(0);
+		expect(slow.journal.filter((entry) => entry.method === 'GET' && first.some((job) => entry.path.endsWith(job.id)))).toHaveLength(0);
 		await finish([first[0], first[1], fourth!], [first[0].id, first[1].id]);
 	} finally {
 		await quiet.stop();
