@@ -33,27 +33,28 @@ const QUIET_TURN_REAL_MS = 65_000;
 
 /**
  * Whether no callback of the batch is expected soon: nothing runs, or each running job's callback
- * came (unsigned, to confirm) or is late (see callbackLate; the job is looked up as soon as the
- * windows let the step). Measured in queue mode, 500 items on Premium: a step that parked at the
- * hour's end, with only such jobs left and one row to make, was woken by the wait tracker 9 minutes
- * (of the sandbox's, 52 s real) after the hour had room. A job only just overdue is not late: its
- * callback may come while the step waits, and n8n would answer it 409.
+ * came (unsigned, to confirm) or, for a step with a row to make, is late (see callbackLate). A
+ * create is worth the wait: measured in queue mode, 500 items on Premium, a step that parked at the
+ * hour's end with one row to make and only late jobs running was woken by the wait tracker 9
+ * minutes (of the sandbox's, 52 s real) after the hour had room. Lookups alone are not: a callback
+ * the documented service tries again while the step waits is answered 409, and its job needs a
+ * lookup of its own (27 such lookups at the hour's end, against 5 without the wait).
  */
-function isQuiet(batch: ParkedBatch, nowMs: number): boolean {
-	return runningRows(batch).every((row) => row.confirm || callbackLate(row, nowMs));
+function isQuiet(batch: ParkedBatch, nowMs: number, forCreate: boolean): boolean {
+	return runningRows(batch).every((row) => row.confirm || (forCreate && callbackLate(row, nowMs)));
 }
 
 /**
  * Requests this step may send now: what the windows take within STEP_TURN_MS; or, in a quiet
- * batch, up to `quietMost` of what they take within QUIET_TURN_REAL_MS (one create at a time: once
- * it is made, a callback is to come again).
+ * batch, what they take within QUIET_TURN_REAL_MS: one create at a time (once it is made, a
+ * callback is to come again), or every due lookup.
  */
-function requestRoom(batch: ParkedBatch, client: OmniVideoClient, clock: HostClock, quietMost = 1): number {
+function requestRoom(batch: ParkedBatch, client: OmniVideoClient, clock: HostClock, purpose: 'create' | 'lookup' = 'create'): number {
 	const { limiter } = client.runtime;
 	const room = limiter.requestRoomBy(clock.now() + STEP_TURN_MS);
-	if (room > 0 || !isQuiet(batch, clock.now())) return room;
+	if (room > 0 || !isQuiet(batch, clock.now(), purpose === 'create')) return room;
 	// QUIET_TURN_REAL_MS on the client's clock (a sped-up sandbox's, in tests).
-	return Math.min(quietMost, limiter.requestRoomBy(clock.now() + QUIET_TURN_REAL_MS / clock.realMs(1)));
+	return Math.min(purpose === 'create' ? 1 : Infinity, limiter.requestRoomBy(clock.now() + QUIET_TURN_REAL_MS / clock.realMs(1)));
 }
 
 /** What a step ends with: the node's output, or that the service refused the resume URL (the node polls). */
@@ -88,7 +89,7 @@ async function lookUp(batch: ParkedBatch, client: OmniVideoClient, clock: HostCl
 	for (const row of runningRows(batch)) if (all || row.confirm || now >= lookAt(row, scarce)) due.set(row.job!, row);
 	// Confirmations first, then the most overdue; the rest wait for the windows (see STEP_TURN_MS).
 	const order = [...due.entries()].sort(([, a], [, b]) => Number(b.confirm ?? false) - Number(a.confirm ?? false) || (a.endAt ?? 0) - (b.endAt ?? 0));
-	const jobIds = order.map(([jobId]) => jobId).slice(0, all ? undefined : requestRoom(batch, client, clock, Infinity));
+	const jobIds = order.map(([jobId]) => jobId).slice(0, all ? undefined : requestRoom(batch, client, clock, 'lookup'));
 	await Promise.all(
 		jobIds.map(async (jobId) => {
 			const rows = batch.rows.filter((row) => row.job === jobId);
