@@ -4,7 +4,7 @@ import { N8nTestInstance } from '../support/n8n/instance';
 import { finishedWithin } from '../support/n8n/finishedWithin';
 import { workflowOf } from '../support/n8n/engine';
 import { callbackGenerateNode, itemsOf, outputOf } from '../support/n8n/workflows';
-import { deliverSigned } from '../support/n8n/signedCallbacks';
+import { deliverSigned, listeningUrl } from '../support/n8n/signedCallbacks';
 
 /*
  * Wait for Callback when the plan's request windows are full: a step sends what the windows take
@@ -145,9 +145,9 @@ async function quietBatch(quiet: N8nTestInstance, prompts: string[]) {
 	const signed = deliverSigned(quiet, execution.id, slow.webhookSecret, () => slow.clock.now());
 	const rowOf = (jobId: string) => outputOf(execution.run!, 'Generate').findIndex((item) => item.json.jobId === jobId);
 	const deliver = (jobId: string) => signed(jobId, rowOf(jobId));
-	/** Until `check` holds, 10 s real at most. */
-	const until = async (check: () => boolean) => {
-		const end = Date.now() + 10_000;
+	/** Until `check` holds, `realMs` at most. */
+	const until = async (check: () => boolean, realMs = 10_000) => {
+		const end = Date.now() + realMs;
 		while (!check() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
 	};
 	/** Delivers the callbacks of `jobs` (each once it has ended, or at once: said done, signed, believed) until the run ends. */
@@ -164,7 +164,14 @@ async function quietBatch(quiet: N8nTestInstance, prompts: string[]) {
 		expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(prompts.map(() => 'done'));
 		expect(ours()).toHaveLength(prompts.length);
 	};
-	return { ours, deliver, until, finish };
+	/** A callback without a signature (a service that does not sign): the step confirms it by a lookup. */
+	const deliverUnsigned = (jobId: string) =>
+		fetch(`${listeningUrl(quiet)}/webhook-waiting/${execution.id}/omni-video?row=${rowOf(jobId)}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ id: jobId, status: 'done', resultUrls: [`https://cdn.example/${jobId}.mp4`] }),
+		});
+	return { ours, deliver, deliverUnsigned, until, finish };
 }
 
 it('with only overdue jobs running (their callbacks late or lost), waits in the step for a window that frees up soon instead of pausing on n8n’s wait tracker', async () => {
@@ -217,3 +224,26 @@ it('a step makes the rows a free place waits for before it looks overdue jobs up
 		await quiet.stop();
 	}
 }, 60_000);
+
+it('a step confirms a callback that came unsigned before it makes a row waiting for the window: the confirmation is not left to a later wake', async () => {
+	// One bulk request a minute: the confirmation and the second create each need a minute of their own.
+	const quiet = await quietN8n({ requestsPerMinute: 2, requestsPerHour: 200, concurrentJobs: 5 });
+	try {
+		const prompts = ['Confirm first clip 1', 'Confirm first clip 2'];
+		const { ours, deliverUnsigned, until, finish } = await quietBatch(quiet, prompts);
+		const [first] = ours();
+		expect(ours()).toHaveLength(1);
+		await until(() => first.endsAt <= slow.clock.now());
+		expect((await deliverUnsigned(first.id)).status).toBe(200);
+		// The step waits in the process for each: the lookup at the next minute, the create at the one after.
+		await until(() => ours().length === 2, 20_000);
+		const second = ours()[1];
+		expect(second).toBeDefined();
+		const lookups = slow.journal.filter((entry) => entry.method === 'GET' && entry.path.endsWith(first.id));
+		expect(lookups.length).toBeGreaterThan(0);
+		expect(Date.parse(lookups[0].at)).toBeLessThan(second.createdAt);
+		await finish([second], []);
+	} finally {
+		await quiet.stop();
+	}
+}, 90_000);

@@ -81,12 +81,16 @@ function mergeHeard(batch: ParkedBatch, client: OmniVideoClient): void {
 	for (const row of batch.rows) if (row.ended) client.runtime.limiter.jobEnded(row.ended.id);
 }
 
-/** Unsigned callbacks confirmed, and overdue jobs (their callback lost, refused or never sent) looked up. */
-async function lookUp(batch: ParkedBatch, client: OmniVideoClient, clock: HostClock, all = false): Promise<void> {
+/**
+ * Unsigned callbacks confirmed (`confirmations`); or those and overdue jobs (their callback lost,
+ * refused or never sent) looked up (`due`); or every running job (`all`: time is up).
+ */
+async function lookUp(batch: ParkedBatch, client: OmniVideoClient, clock: HostClock, which: 'confirmations' | 'due' | 'all'): Promise<void> {
 	const now = clock.now();
 	const due = new Map<string, BatchRow>();
 	const scarce = requestsScarce(batch, client.runtime.limiter, now);
-	for (const row of runningRows(batch)) if (all || row.confirm || now >= lookAt(row, scarce)) due.set(row.job!, row);
+	const all = which === 'all';
+	for (const row of runningRows(batch)) if (all || row.confirm || (which === 'due' && now >= lookAt(row, scarce))) due.set(row.job!, row);
 	// Confirmations first, then the most overdue; the rest wait for the windows (see STEP_TURN_MS).
 	const order = [...due.entries()].sort(([, a], [, b]) => Number(b.confirm ?? false) - Number(a.confirm ?? false) || (a.endAt ?? 0) - (b.endAt ?? 0));
 	const jobIds = order.map(([jobId]) => jobId).slice(0, all ? undefined : requestRoom(batch, client, clock, 'lookup'));
@@ -188,13 +192,16 @@ export async function stepBatch(
 	options: { first: boolean; everyRow?: boolean; failFast?: boolean },
 ): Promise<StepResult> {
 	mergeHeard(batch, client);
-	// Rows that free places wait for are made before overdue jobs are looked up: where the windows
-	// are short, a create started sooner ends its job sooner, a lookup sooner only tells an end
-	// sooner. Then the places those lookups free are taken.
+	// Callbacks that came unsigned are confirmed first (each frees a place, and a batch whose only
+	// running jobs wait for confirmation may wait in the process for them). Then the rows that free
+	// places wait for are made, before overdue jobs are looked up: where the windows are short, a
+	// create started sooner ends its job sooner, a lookup sooner only tells an end sooner. Then the
+	// places those lookups free are taken.
+	await lookUp(batch, client, clock, 'confirmations');
 	const everyRow = options.everyRow ?? false;
 	const failures = await makeRows(context, batch, client, clock, resumeUrl, everyRow);
 	if (!options.failFast || failures.length === 0) {
-		await lookUp(batch, client, clock);
+		await lookUp(batch, client, clock, 'due');
 		failures.push(...(await makeRows(context, batch, client, clock, resumeUrl, everyRow)));
 	}
 	if (options.first && batch.rows.every((row) => row.job === undefined) && batch.rows.some((row) => row.error?.refusedCallbackUrl)) {
@@ -207,7 +214,7 @@ export async function stepBatch(
 	batch.park = newParkMark();
 	if (isOver(batch) || now >= batch.limitAt) {
 		// Time is up: what the service says now is each job's outcome (done, failed or still rendering).
-		if (!isOver(batch)) await lookUp(batch, client, clock, true);
+		if (!isOver(batch)) await lookUp(batch, client, clock, 'all');
 		storeBatch(context, undefined);
 		return { output: [await batchItems(context, batch, resumeUrl)] };
 	}
