@@ -208,7 +208,7 @@ describe('two callbacks at once (n8n 2.x resumes an execution once)', () => {
 		);
 		quiet.waitTracker.on = false;
 		try {
-			const listening = `http://127.0.0.1:${((quiet as unknown as { server: { address(): { port: number } } }).server.address()).port}`;
+			const listening = quiet.listeningUrl;
 			const { workflow, after } = withAfter(callbackGenerateNode());
 			const execution = await quiet.execute(workflow, 'Generate', itemsOf({ prompt: 'At once A' }, { prompt: 'At once B' }));
 			expect(execution.status).toBe('waiting');

@@ -6,7 +6,7 @@ import { finishedWithin } from '../support/n8n/finishedWithin';
 import { workflowOf } from '../support/n8n/engine';
 import { callbackGenerateNode, itemsOf, outputOf, spedUpPlan } from '../support/n8n/workflows';
 import { PLANS } from '../../core/types';
-import { deliverSigned } from '../support/n8n/signedCallbacks';
+import { handDelivered } from '../support/n8n/handDelivered';
 import { readingOfThisRun, serviceFront, type ServiceFront } from '../support/serviceReading';
 
 /**
@@ -107,7 +107,7 @@ describe('a stale resume back at a step this process has resumed from (two webho
 			const execution = await quiet.execute(workflowOf([callbackGenerateNode({ options: { expectedRenderSeconds: 3600 } })], {}), 'Generate', itemsOf(...['Mark A', 'Mark B', 'Mark C', 'Mark D'].map((prompt) => ({ prompt }))));
 			expect(execution.status).toBe('waiting');
 			const ids = outputOf(execution.run!, 'Generate').map((item) => String(item.json.jobId));
-			const signed = deliverSigned(quiet, execution.id, sandbox.webhookSecret);
+			const signed = handDelivered(quiet, execution.id).signed(sandbox.webhookSecret);
 			const deliver = (row: number) => signed(ids[row], row);
 			/** Until the execution is parked on another run than `read`. */
 			const movedFrom = async (read: IRun | undefined) => expect(await parkedAgain(execution, read!)).toBe(true);

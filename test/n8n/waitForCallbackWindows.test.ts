@@ -4,7 +4,7 @@ import { N8nTestInstance } from '../support/n8n/instance';
 import { finishedWithin } from '../support/n8n/finishedWithin';
 import { workflowOf } from '../support/n8n/engine';
 import { callbackGenerateNode, itemsOf, outputOf } from '../support/n8n/workflows';
-import { deliverSigned, listeningUrl } from '../support/n8n/signedCallbacks';
+import { handDelivered } from '../support/n8n/handDelivered';
 
 /*
  * Wait for Callback when the plan's request windows are full: a step sends what the windows take
@@ -142,7 +142,8 @@ async function quietBatch(quiet: N8nTestInstance, prompts: string[]) {
 	// Expected in 10 s: the first jobs are overdue (at 15 s) before any callback could come (30 s at least).
 	const execution = await quiet.execute(workflowOf([callbackGenerateNode({ callbackTimeoutMinutes: 120, options: { expectedRenderSeconds: 10 } })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
 	expect(execution.status).toBe('waiting');
-	const signed = deliverSigned(quiet, execution.id, slow.webhookSecret, () => slow.clock.now());
+	const byHand = handDelivered(quiet, execution.id);
+	const signed = byHand.signed(slow.webhookSecret, () => slow.clock.now());
 	const rowOf = (jobId: string) => outputOf(execution.run!, 'Generate').findIndex((item) => item.json.jobId === jobId);
 	const deliver = (jobId: string) => signed(jobId, rowOf(jobId));
 	/** Until `check` holds, `realMs` at most. */
@@ -165,12 +166,7 @@ async function quietBatch(quiet: N8nTestInstance, prompts: string[]) {
 		expect(ours()).toHaveLength(prompts.length);
 	};
 	/** A callback without a signature (a service that does not sign): the step confirms it by a lookup. */
-	const deliverUnsigned = (jobId: string) =>
-		fetch(`${listeningUrl(quiet)}/webhook-waiting/${execution.id}/omni-video?row=${rowOf(jobId)}`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ id: jobId, status: 'done', resultUrls: [`https://cdn.example/${jobId}.mp4`] }),
-		});
+	const deliverUnsigned = (jobId: string) => byHand.unsigned(jobId, rowOf(jobId));
 	return { ours, deliver, deliverUnsigned, until, finish };
 }
 

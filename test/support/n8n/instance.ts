@@ -105,6 +105,11 @@ export class N8nTestInstance {
 		return this.engine.urls.baseUrl;
 	}
 
+	/** Where this n8n listens, whatever address it gives nodes for itself (`webhookUrl` may go nowhere). */
+	get listeningUrl(): string {
+		return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+	}
+
 	get credentials(): Record<string, ICredentialDataDecryptedObject> {
 		return this.engine.credentialsHelper.byType;
 	}
