@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { JobLedger, LedgerEntry } from '../../core';
+import { nodeJobRecords } from './nodeJobLedger';
 import { fromStored, toStored, type StoredEntry } from './storedLedgerEntry';
 
 /** Where in the node's workflow static data the creates of parked batches are noted, by execution. */
@@ -38,6 +39,22 @@ function makeRoom(batches: Record<string, Stored>, now: number): void {
 }
 
 /**
+ * Notes again what the execution's own records (nodeJobLedger) hold and these notes lack. A step
+ * that wait time woke on a queue-mode worker runs on the static data of the execution's own copy of
+ * the workflow, as it was when the execution began: n8n 2.8.4 loads the workflow's for a resumed
+ * call, not for a wake (WaitTracker: loadStaticData false), and saves that copy over the
+ * workflow's when the step changes it. Without this, the notes of the rows other steps made since
+ * would be lost, and a stale resume after that step would send their creates again. The
+ * execution's own records are current in such a step (the worker reads them from the database).
+ */
+function carryOver(notes: Stored, records: Readonly<Record<string, StoredEntry>> | undefined): void {
+	for (const [key, record] of Object.entries(records ?? {})) {
+		const noted = notes.jobs[key];
+		if (noted === undefined || ('s' in noted && 'j' in record)) notes.jobs[key] = { ...record };
+	}
+}
+
+/**
  * The jobs a Wait for Callback batch's creates made, kept in the node's workflow static data as
  * well as in the execution's own data (nodeJobLedger). n8n 2.x lets a webhook process resume a
  * parked execution with the data it read before another step ran and parked, so that step's rows
@@ -66,6 +83,7 @@ export function batchJobLedger(context: IExecuteFunctions): JobLedger {
 			}
 			const own = batches[executionId];
 			own.t = now;
+			carryOver(own, nodeJobRecords(context));
 			own.jobs[idempotencyKey] = toStored(entry);
 		},
 		forget(idempotencyKey) {

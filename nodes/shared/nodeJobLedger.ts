@@ -16,8 +16,8 @@ const LEDGER = 'omniVideoJobs';
 export function nodeJobLedger(context: IExecuteFunctions): JobLedger {
 	const nodeContext = context.getContext('node');
 	const stored = (): Record<string, StoredEntry> => {
-		const current = nodeContext[LEDGER] as Record<string, StoredEntry> | undefined;
-		if (current && typeof current === 'object') return current;
+		const current = recordsIn(context);
+		if (current) return current;
 		const fresh: Record<string, StoredEntry> = {};
 		nodeContext[LEDGER] = fresh;
 		return fresh;
@@ -35,6 +35,16 @@ export function nodeJobLedger(context: IExecuteFunctions): JobLedger {
 			delete stored()[idempotencyKey];
 		},
 	};
+}
+
+function recordsIn(context: IExecuteFunctions): Record<string, StoredEntry> | undefined {
+	const current = context.getContext('node')[LEDGER] as Record<string, StoredEntry> | undefined;
+	return current && typeof current === 'object' ? current : undefined;
+}
+
+/** The entries of nodeJobLedger as stored, if any (read only). */
+export function nodeJobRecords(context: IExecuteFunctions): Readonly<Record<string, StoredEntry>> | undefined {
+	return recordsIn(context);
 }
 
 /**

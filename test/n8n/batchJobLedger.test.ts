@@ -1,6 +1,6 @@
 import { Workflow, type IDataObject, type IExecuteFunctions, type INode, type INodeTypes } from 'n8n-workflow';
 import { batchJobLedger, forgetBatchJobs } from '../../nodes/shared/batchJobLedger';
-import { bothLedgers } from '../../nodes/shared/nodeJobLedger';
+import { bothLedgers, nodeJobLedger } from '../../nodes/shared/nodeJobLedger';
 import type { JobLedger, LedgerEntry } from '../../core';
 
 /*
@@ -16,10 +16,13 @@ function workflowWith(staticData: IDataObject = {}): Workflow {
 	return new Workflow({ id: 'wf', nodes: [node], connections: {}, active: true, nodeTypes: noNodeTypes, staticData });
 }
 
-/** What the ledger asks of n8n's context: the execution's id and the node's static data. */
-function contextOf(workflow: Workflow, executionId: string): IExecuteFunctions {
-	// A partial context: the ledger reads these two members only.
-	return { getExecutionId: () => executionId, getWorkflowStaticData: (type: string) => workflow.getStaticData(type, node) } as unknown as IExecuteFunctions;
+/**
+ * What the ledger asks of n8n's context: the execution's id, the node's static data, and the
+ * node's execution context (where nodeJobLedger keeps the execution's own records).
+ */
+function contextOf(workflow: Workflow, executionId: string, nodeContext: IDataObject = {}): IExecuteFunctions {
+	// A partial context: the ledger reads these three members only.
+	return { getExecutionId: () => executionId, getWorkflowStaticData: (type: string) => workflow.getStaticData(type, node), getContext: () => nodeContext } as unknown as IExecuteFunctions;
 }
 
 const changed = (workflow: Workflow): boolean => (workflow.staticData as IDataObject & { __dataChanged?: boolean }).__dataChanged === true;
@@ -77,4 +80,20 @@ it('with the execution’s own records, a job either names wins over a create wh
 	expect(both.find('k2')).toEqual({ jobId: 'job_2' });
 	both.note('k3', { sentAtMs: 7 });
 	expect(both.find('k3')).toEqual({ sentAtMs: 7 });
+});
+
+it('a note carries over the execution’s own records that the static data lacks (a step woken on a queue-mode worker runs on an old copy)', () => {
+	// The execution's own records are current: rows 1 and 2 made, row 3 sent with its answer unseen.
+	const nodeContext: IDataObject = {};
+	const own = nodeJobLedger(contextOf(workflowWith(), 'e5', nodeContext));
+	own.note('k1', { jobId: 'job_1' });
+	own.note('k2', { jobId: 'job_2' });
+	own.note('k3', { sentAtMs: 3 });
+	// The copy of the static data the woken step runs on knows row 2 only as sent, and row 3 not at all.
+	const copy = workflowWith({ 'node:Generate': { omniVideoBatchJobs: { e5: { t: 1, jobs: { k2: { s: 2 } } } } } });
+	batchJobLedger(contextOf(copy, 'e5', nodeContext)).note('k4', { jobId: 'job_4' });
+	// What n8n saves over the workflow's static data holds every row's record.
+	const saved = workflowWith(JSON.parse(JSON.stringify(copy.staticData)) as IDataObject);
+	const notes = batchJobLedger(contextOf(saved, 'e5'));
+	expect(['k1', 'k2', 'k3', 'k4'].map((key) => notes.find(key))).toEqual([{ jobId: 'job_1' }, { jobId: 'job_2' }, { sentAtMs: 3 }, { jobId: 'job_4' }]);
 });

@@ -49,6 +49,20 @@ async function parkedAgain(execution: Execution, read: IRun, realMs = 10_000): P
 	return false;
 }
 
+/** Holds the first resume call after it read the execution (`inHold`), until `release()`. */
+function holdFirstResume(instance: N8nTestInstance): { inHold: Promise<void>; release: () => void } {
+	let releaseHold: () => void = () => {};
+	let entered: () => void = () => {};
+	const inHold = new Promise<void>((resolve) => (entered = resolve));
+	let held = 0;
+	instance.resumeHold = async () => {
+		if (held++ > 0) return;
+		entered();
+		await new Promise<void>((resolve) => (releaseHold = resolve));
+	};
+	return { inHold, release: () => releaseHold() };
+}
+
 /**
  * Runs four rows whose first callback is held after reading the execution, until the other one's
  * step has parked (then `whenStale` runs); checks every row ends done with one job of its own.
@@ -113,15 +127,7 @@ describe('a stale resume back at a step this process has resumed from (two webho
 			const movedFrom = async (read: IRun | undefined) => expect(await parkedAgain(execution, read!)).toBe(true);
 
 			// Process one reads the execution at its first park, marks its resume, and is held.
-			let release: () => void = () => {};
-			let entered: () => void = () => {};
-			const inHold = new Promise<void>((resolve) => (entered = resolve));
-			let held = 0;
-			quiet.resumeHold = async () => {
-				if (held++ > 0) return;
-				entered();
-				await new Promise<void>((resolve) => (release = resolve));
-			};
+			const { inHold, release } = holdFirstResume(quiet);
 			const first = deliver(0);
 			await inHold;
 			// From here another process takes the calls and runs the steps (nothing of the first in its memory).
@@ -156,3 +162,58 @@ describe('a stale resume back at a step this process has resumed from (two webho
 		}
 	}, 60_000);
 });
+
+it('a step woken by wait time on a queue-mode worker keeps the notes of the rows other steps made', async () => {
+	// Only the callbacks below reach this n8n; the test wakes the execution itself, as n8n's wait tracker does.
+	const quiet = await N8nTestInstance.start(
+		{ omniVideoApi: { apiKey: sandbox.keys.premium, baseUrl: sandbox.url, ...spedUpPlan(PLANS.premium, SPEED), concurrentJobs: 2, webhookSecret: sandbox.webhookSecret } },
+		{ webhookUrl: 'http://127.0.0.1:9' },
+	);
+	quiet.waitTracker = { on: false, lateMs: 0, queueMode: true };
+	try {
+		const journalFrom = sandbox.journal.length;
+		// A production execution (a trigger's): n8n saves the workflow's static data at each park.
+		const execution = await quiet.execute(workflowOf([callbackGenerateNode({ options: { expectedRenderSeconds: 1 } })], {}), 'Generate', itemsOf(...['Woken one', 'Woken two', 'Woken three', 'Woken four'].map((prompt) => ({ prompt }))), 'trigger');
+		expect(execution.status).toBe('waiting');
+		const ids = outputOf(execution.run!, 'Generate').map((item) => String(item.json.jobId));
+		const deliver = handDelivered(quiet, execution.id).signed(sandbox.webhookSecret);
+
+		// A webhook process reads the execution at its first park (rows 1 and 2 made) and is held.
+		const { inHold, release } = holdFirstResume(quiet);
+		const stale = deliver(ids[1], 1);
+		stale.catch(() => undefined);
+		await inHold;
+		// Another process takes row 1's callback: its step makes row 3, and notes it in the workflow's static data.
+		jest.resetModules();
+		await quiet.reloadPackage();
+		let read = execution.run;
+		expect((await deliver(ids[0], 0)).status).toBe(200);
+		expect(await parkedAgain(execution, read!)).toBe(true);
+		// No callback comes for rows 2 and 3 (held, lost): once they are overdue, wait time wakes the
+		// execution on a worker that runs on the execution's copy of the static data; it looks them
+		// up and makes row 4, so that copy, noted with row 4, is saved over the workflow's.
+		// (The node keeps real time here: a job is overdue 2 s after its create; the sandbox's longest render takes 90 s / SPEED.)
+		await new Promise((resolve) => setTimeout(resolve, 90_000 / SPEED + 2_000));
+		read = execution.run;
+		await quiet.waitTimeUp(execution.id);
+		expect(await parkedAgain(execution, read!)).toBe(true);
+		// The held process resumes with what it read (row 3 unmade there), its step on another worker.
+		jest.resetModules();
+		await quiet.reloadPackage();
+		release();
+		expect((await stale).status).toBe(200);
+		const until = Date.now() + 20_000;
+		while (execution.status !== 'success' && execution.status !== 'error' && Date.now() < until) {
+			if (execution.status === 'waiting') await quiet.waitTimeUp(execution.id);
+			await new Promise((resolve) => setTimeout(resolve, 50));
+		}
+		const run = await finishedWithin(execution, 5_000);
+		expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(['done', 'done', 'done', 'done']);
+		// One create a row: row 3's job was found in the workflow's notes, not made again.
+		const creates = sandbox.journal.slice(journalFrom).filter((entry) => entry.method === 'POST' && entry.path === '/api/v1/generate');
+		expect(creates).toHaveLength(4);
+	} finally {
+		quiet.resumeHold = undefined;
+		await quiet.stop();
+	}
+}, 60_000);

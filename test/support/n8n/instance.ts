@@ -5,6 +5,7 @@ import { ExecutionLifecycleHooks } from 'n8n-core';
 import {
 	createRunExecutionData,
 	type ICredentialDataDecryptedObject,
+	type IDataObject,
 	type INodeExecutionData,
 	type IRun,
 	type IRunExecutionData,
@@ -59,6 +60,12 @@ export interface Execution {
 
 interface ExecutionRecord extends Execution {
 	resolveFinished: (run: IRun) => void;
+	/**
+	 * The static data the execution's own copy of the workflow holds (execution_data.workflowData):
+	 * the workflow's as the execution was made. In queue mode only a step woken by wait time runs on
+	 * it, and only such a step changes it (see `waitTracker.queueMode`).
+	 */
+	workflowCopyStaticData: IDataObject;
 }
 
 /**
@@ -198,15 +205,19 @@ export class N8nTestInstance {
 		const execution = this.executions.get(executionId);
 		if (!execution?.run || execution.status !== 'waiting') throw new Error(`Execution ${executionId} is not waiting`);
 		execution.status = 'running';
-		await this.run(execution, structuredClone(execution.run.data));
+		await this.run(execution, structuredClone(execution.run.data), {}, this.waitTracker.queueMode ? 'executionCopy' : 'stored');
 		return execution;
 	}
 
 	/**
 	 * n8n's WaitTracker wakes a waiting execution when its wait time passes; it polls every 60 s, so
 	 * up to that late (`waitTrackerLateMs`, 0 by default: at the moment itself). Off: never.
+	 * `queueMode`: the woken step runs on a queue-mode worker, which n8n 2.8.4 asks not to load the
+	 * workflow's static data (WaitTracker.startExecution runs with loadStaticData false, and
+	 * JobProcessor then takes the execution's own copy of the workflow, whose static data no resumed
+	 * step ever refreshes); when the step changes it, that copy is saved over the workflow's.
 	 */
-	waitTracker: { on: boolean; lateMs: number } = { on: true, lateMs: 0 };
+	waitTracker: { on: boolean; lateMs: number; queueMode?: boolean } = { on: true, lateMs: 0 };
 
 	/**
 	 * Holds a resume call between reading the waiting execution and resuming it (a webhook process
@@ -257,6 +268,7 @@ export class N8nTestInstance {
 			status: 'running',
 			finished,
 			resolveFinished,
+			workflowCopyStaticData: structuredClone(workflow.staticData ?? {}),
 		};
 		this.executions.set(execution.id, execution);
 		return execution;
@@ -266,11 +278,14 @@ export class N8nTestInstance {
 		execution: ExecutionRecord,
 		data: IRunExecutionData,
 		extra: Partial<IWorkflowExecuteAdditionalData> = {},
+		staticDataFrom: 'stored' | 'executionCopy' = 'stored',
 	): Promise<void> {
 		execution.status = 'running';
-		// Each run reads the workflow's stored static data; n8n saves it back when a run ends or
-		// parks, unless the run is a manual one (hookFunctionsSave: never a manual run's).
-		const stored = withStoredStaticData(execution.workflow);
+		// Each run reads the workflow's stored static data (but see waitTracker.queueMode); n8n
+		// saves it back when a run ends or parks, unless the run is a manual one (hookFunctionsSave:
+		// never a manual run's).
+		const stored =
+			staticDataFrom === 'stored' ? withStoredStaticData(execution.workflow) : { ...execution.workflow, staticData: execution.workflowCopyStaticData };
 		const run = await processExecution(this.engine, stored, execution.id, execution.mode, data, extra);
 		if (execution.mode !== 'manual') saveStaticData(execution.workflow, stored.staticData);
 		execution.run = run;
