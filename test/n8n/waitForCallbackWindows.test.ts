@@ -167,7 +167,7 @@ async function quietBatch(quiet: N8nTestInstance, prompts: string[]) {
 	};
 	/** A callback without a signature (a service that does not sign): the step confirms it by a lookup. */
 	const deliverUnsigned = (jobId: string) => byHand.unsigned(jobId, rowOf(jobId));
-	return { ours, deliver, deliverUnsigned, until, finish };
+	return { execution, ours, deliver, deliverUnsigned, until, finish };
 }
 
 it('with only overdue jobs running (their callbacks late or lost), waits in the step for a window that frees up soon instead of pausing on n8n’s wait tracker', async () => {
@@ -196,6 +196,32 @@ it('with only overdue jobs running (their callbacks late or lost), waits in the 
 		await quiet.stop();
 	}
 }, 60_000);
+
+it('with every row made and only late jobs left, waits in the step for the window its lookups need instead of pausing on n8n’s wait tracker', async () => {
+	// Two bulk requests a minute (a third is kept back): both creates take the first minute, and a lookup the next.
+	const quiet = await quietN8n({});
+	try {
+		const prompts = ['Last lookup clip 1', 'Last lookup clip 2'];
+		const { ours, deliver, until, finish } = await quietBatch(quiet, prompts);
+		const [lost, heard] = ours();
+		expect(heard).toBeDefined();
+		// The first job's callback is lost. The second's comes (signed, believed) once the first is
+		// late, a whole render time (10 s) past its expected end, within the creates' minute.
+		await until(() => slow.clock.now() >= lost.createdAt + 25_000);
+		expect((await deliver(heard.id)).status).toBe(200);
+		const heardAt = slow.clock.now();
+		expect(heardAt).toBeLessThan(lost.createdAt + 55_000);
+		const lookedUp = () => slow.journal.find((entry) => entry.method === 'GET' && entry.path.endsWith(lost.id));
+		await until(() => lookedUp() !== undefined, 20_000);
+		// At the next minute, not when the wait tracker comes (a minute real, 10 of the sandbox's here).
+		expect(lookedUp()).toBeDefined();
+		expect(Date.parse(lookedUp()!.at) - heardAt).toBeLessThan(2 * 60_000);
+		// The lookup may find the job still rendering: its callback comes after all.
+		await finish([lost], [lost.id]);
+	} finally {
+		await quiet.stop();
+	}
+}, 90_000);
 
 it('a step makes the rows a free place waits for before it looks overdue jobs up: the hour’s last request makes a row, not a lookup', async () => {
 	// The hour takes four bulk requests; three places. A key of its own: this file's other tests spent Pro's hour.

@@ -33,15 +33,18 @@ const QUIET_TURN_REAL_MS = 65_000;
 
 /**
  * Whether no callback of the batch is expected soon: nothing runs, or each running job's callback
- * came (unsigned, to confirm) or, for a step with a row to make, is late (see callbackLate). A
- * create is worth the wait: measured in queue mode, 500 items on Premium, a step that parked at the
- * hour's end with one row to make and only late jobs running was woken by the wait tracker 9
- * minutes (of the sandbox's, 52 s real) after the hour had room. Lookups alone are not: a callback
- * the documented service tries again while the step waits is answered 409, and its job needs a
- * lookup of its own (27 such lookups at the hour's end, against 5 without the wait).
+ * came (unsigned, to confirm) or is late (see callbackLate), for a step with a row to make or with
+ * every row made. A create is worth the wait: measured in queue mode, 500 items on Premium, a step
+ * that parked at the hour's end with one row to make and only late jobs running was woken by the
+ * wait tracker 9 minutes (of the sandbox's, 52 s real) after the hour had room. So are the last
+ * lookups, once every row is made: the same run's last three waited 8 minutes for the wait
+ * tracker. Lookups while rows still wait are not: a callback the documented service tries again
+ * while the step waits is answered 409, and its job needs a lookup of its own (27 such lookups at
+ * the hour's end, against 5 without the wait).
  */
 function isQuiet(batch: ParkedBatch, nowMs: number, forCreate: boolean): boolean {
-	return runningRows(batch).every((row) => row.confirm || (forCreate && callbackLate(row, nowMs)));
+	const lateCounts = forCreate || !batch.rows.some(waitsForPlace);
+	return runningRows(batch).every((row) => row.confirm || (lateCounts && callbackLate(row, nowMs)));
 }
 
 /**
