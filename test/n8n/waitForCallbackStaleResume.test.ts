@@ -217,3 +217,41 @@ it('a step woken by wait time on a queue-mode worker keeps the notes of the rows
 		await quiet.stop();
 	}
 }, 60_000);
+
+it('a wake before the batch’s own moment, with data read before another step ran, sends nothing and parks again', async () => {
+	// Two bulk requests an hour (real; a third is kept back): the first step makes two rows and parks until the hour has room.
+	const quiet = await N8nTestInstance.start(
+		// A key of its own: the hour counts what the service says of the key, and the other tests spent Premium's.
+		{ omniVideoApi: { apiKey: sandbox.keys.pro, baseUrl: sandbox.url, plan: 'custom', requestsPerMinute: 60, requestsPerHour: 3, concurrentJobs: 5, webhookSecret: sandbox.webhookSecret } },
+		{ webhookUrl: 'http://127.0.0.1:9' },
+	);
+	quiet.waitTracker = { on: false, lateMs: 0, queueMode: true };
+	try {
+		const journalFrom = sandbox.journal.length;
+		const prompts = ['Early wake one', 'Early wake two', 'Early wake three', 'Early wake four'];
+		const execution = await quiet.execute(workflowOf([callbackGenerateNode({ options: { expectedRenderSeconds: 3600 } })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))), 'trigger');
+		expect(execution.status).toBe('waiting');
+		const read = execution.run!;
+		const ids = outputOf(read, 'Generate').map((item) => String(item.json.jobId));
+		expect(ids.filter((id) => id !== 'undefined')).toHaveLength(2);
+		// Another process takes row 1's callback: its limiter has room, and its step makes rows 3 and 4.
+		jest.resetModules();
+		await quiet.reloadPackage();
+		expect((await handDelivered(quiet, execution.id).signed(sandbox.webhookSecret)(ids[0], 0)).status).toBe(200);
+		expect(await parkedAgain(execution, read)).toBe(true);
+		const creates = () => sandbox.journal.slice(journalFrom).filter((entry) => entry.method === 'POST' && entry.path === '/api/v1/generate');
+		expect(creates()).toHaveLength(4);
+		// n8n's wait tracker, on a timer from an earlier park, wakes the execution as it read it at the
+		// first park, on a third process (its limiter has room too), with the static data the execution began with.
+		jest.resetModules();
+		await quiet.reloadPackage();
+		const journalAtWake = sandbox.journal.length;
+		await quiet.waitTimeUp(execution.id, read);
+		expect(execution.status).toBe('waiting');
+		// Before the first park's moment: nothing sent (without the check, rows 3 and 4 made again).
+		expect(sandbox.journal.slice(journalAtWake)).toHaveLength(0);
+		expect(execution.run!.waitTill).toEqual(read.waitTill);
+	} finally {
+		await quiet.stop();
+	}
+}, 60_000);

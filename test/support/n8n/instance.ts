@@ -201,11 +201,12 @@ export class N8nTestInstance {
 	 * so n8n runs the stored execution again as it is; WorkflowExecute.handleWaitingState then
 	 * disables the waiting node, which passes its stack entry's input items on.
 	 */
-	async waitTimeUp(executionId: string): Promise<Execution> {
+	async waitTimeUp(executionId: string, read?: IRun): Promise<Execution> {
 		const execution = this.executions.get(executionId);
 		if (!execution?.run || execution.status !== 'waiting') throw new Error(`Execution ${executionId} is not waiting`);
 		execution.status = 'running';
-		await this.run(execution, structuredClone(execution.run.data), {}, this.waitTracker.queueMode ? 'executionCopy' : 'stored');
+		// `read`: the wake read the execution before another step parked (n8n 2.8.4's resume guard asks the status only).
+		await this.run(execution, structuredClone((read ?? execution.run).data), {}, this.waitTracker.queueMode ? 'executionCopy' : 'stored');
 		return execution;
 	}
 

@@ -56,6 +56,8 @@ export interface ParkedBatch {
 	 * park again at a count a process has already resumed from.
 	 */
 	park?: string;
+	/** When this park asked n8n to wake the execution without a callback (real ms since the epoch). */
+	wakeAt?: number;
 	/** Callbacks webhook() recorded since the last step. */
 	heard: HeardCallback[];
 }

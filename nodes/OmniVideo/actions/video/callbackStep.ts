@@ -60,6 +60,34 @@ function requestRoom(batch: ParkedBatch, client: OmniVideoClient, clock: HostClo
 	return Math.min(purpose === 'create' ? 1 : Infinity, limiter.requestRoomBy(clock.now() + QUIET_TURN_REAL_MS / clock.realMs(1)));
 }
 
+/**
+ * How much sooner than asked a wake may come and still be the batch's own (real ms): a wait
+ * tracker on another machine may run a little ahead of this one.
+ */
+const EARLY_WAKE_TOLERANCE_MS = 1_000;
+
+/**
+ * Whether n8n woke the execution, with no callback, before the moment the batch's last park asked
+ * for. n8n's wait tracker sets one timer per execution from the wait time it read at its last
+ * poll (every 60 s), and does not move it when the execution parks again; when it fires it resumes
+ * the execution as it finds it. Such a wake may also have read the execution while another step ran,
+ * and then it runs on data older than that step's, with the static data the execution began with
+ * (see batchJobLedger.ts): seen on n8n 2.8.4 in queue mode, a wake that ran so sent again a create
+ * the other step had just sent.
+ */
+function isEarlyWake(batch: ParkedBatch): boolean {
+	return batch.heard.length === 0 && batch.wakeAt !== undefined && Date.now() < batch.wakeAt - EARLY_WAKE_TOLERANCE_MS;
+}
+
+/** Parks the batch until its next callback or `wakeAt` (real ms), with a new mark (see ParkedBatch.park). */
+async function park(context: IExecuteFunctions, batch: ParkedBatch, resumeUrl: string, wakeAt: number): Promise<StepResult> {
+	batch.park = newParkMark();
+	batch.wakeAt = wakeAt;
+	storeBatch(context, batch);
+	await parkWithContinuation(context, new Date(wakeAt));
+	return { output: [parkedItems(batch, resumeUrl)] };
+}
+
 /** What a step ends with: the node's output, or that the service refused the resume URL (the node polls). */
 export type StepResult = { output: INodeExecutionData[][] } | { refusedCallbackUrl: true } | { failed: unknown[] };
 
@@ -194,6 +222,8 @@ export async function stepBatch(
 	resumeUrl: string,
 	options: { first: boolean; everyRow?: boolean; failFast?: boolean },
 ): Promise<StepResult> {
+	// An early wake sends nothing and parks again until the batch's own moment.
+	if (!options.first && isEarlyWake(batch)) return await park(context, batch, resumeUrl, batch.wakeAt!);
 	mergeHeard(batch, client);
 	// Callbacks that came unsigned are confirmed first (each frees a place, and a batch whose only
 	// running jobs wait for confirmation may wait in the process for them). Then the rows that free
@@ -214,14 +244,11 @@ export async function stepBatch(
 	// A create failed and the user lets no error through: the run fails, nothing is parked.
 	if (options.failFast && failures.length > 0) return { failed: failures };
 	const now = clock.now();
-	batch.park = newParkMark();
 	if (isOver(batch) || now >= batch.limitAt) {
 		// Time is up: what the service says now is each job's outcome (done, failed or still rendering).
 		if (!isOver(batch)) await lookUp(batch, client, clock, 'all');
 		storeBatch(context, undefined);
 		return { output: [await batchItems(context, batch, resumeUrl)] };
 	}
-	storeBatch(context, batch);
-	await parkWithContinuation(context, clock.realDate(nextLook(batch, now, client, clock)));
-	return { output: [parkedItems(batch, resumeUrl)] };
+	return await park(context, batch, resumeUrl, clock.realDate(nextLook(batch, now, client, clock)).getTime());
 }
