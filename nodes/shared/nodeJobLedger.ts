@@ -16,7 +16,7 @@ const LEDGER = 'omniVideoJobs';
 export function nodeJobLedger(context: IExecuteFunctions): JobLedger {
 	const nodeContext = context.getContext('node');
 	const stored = (): Record<string, StoredEntry> => {
-		const current = recordsIn(context);
+		const current = nodeJobRecords(context);
 		if (current) return current;
 		const fresh: Record<string, StoredEntry> = {};
 		nodeContext[LEDGER] = fresh;
@@ -37,14 +37,10 @@ export function nodeJobLedger(context: IExecuteFunctions): JobLedger {
 	};
 }
 
-function recordsIn(context: IExecuteFunctions): Record<string, StoredEntry> | undefined {
+/** The entries of nodeJobLedger as stored, if any (others than nodeJobLedger only read them). */
+export function nodeJobRecords(context: IExecuteFunctions): Record<string, StoredEntry> | undefined {
 	const current = context.getContext('node')[LEDGER] as Record<string, StoredEntry> | undefined;
 	return current && typeof current === 'object' ? current : undefined;
-}
-
-/** The entries of nodeJobLedger as stored, if any (read only). */
-export function nodeJobRecords(context: IExecuteFunctions): Readonly<Record<string, StoredEntry>> | undefined {
-	return recordsIn(context);
 }
 
 /**

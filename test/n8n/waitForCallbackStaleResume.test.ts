@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
-import type { IRun } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IRun } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { N8nTestInstance, type Execution } from '../support/n8n/instance';
 import { finishedWithin } from '../support/n8n/finishedWithin';
@@ -49,6 +49,19 @@ async function parkedAgain(execution: Execution, read: IRun, realMs = 10_000): P
 	return false;
 }
 
+/**
+ * An n8n that only the callbacks a test delivers reach (the sandbox's go nowhere), whose wakes the
+ * test makes itself, each as a queue-mode worker runs it (see N8nTestInstance.waitTracker).
+ */
+async function quietQueueN8n(omniVideoApi: ICredentialDataDecryptedObject): Promise<N8nTestInstance> {
+	const quiet = await N8nTestInstance.start({ omniVideoApi: { ...omniVideoApi, baseUrl: sandbox.url, webhookSecret: sandbox.webhookSecret } }, { webhookUrl: 'http://127.0.0.1:9' });
+	quiet.waitTracker = { on: false, lateMs: 0, queueMode: true };
+	return quiet;
+}
+
+/** The creates the sandbox took since journal entry `from`. */
+const createsSince = (from: number) => sandbox.journal.slice(from).filter((entry) => entry.method === 'POST' && entry.path === '/api/v1/generate');
+
 /** Holds the first resume call after it read the execution (`inHold`), until `release()`. */
 function holdFirstResume(instance: N8nTestInstance): { inHold: Promise<void>; release: () => void } {
 	let releaseHold: () => void = () => {};
@@ -84,8 +97,7 @@ async function withStaleResume(prompts: string[], mode: 'manual' | 'trigger', wh
 	expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(['done', 'done', 'done', 'done']);
 	const made = [...sandbox.jobs.all.values()].slice(before).map((job) => job.body.prompt);
 	expect(made.sort()).toEqual([...prompts].sort());
-	const creates = sandbox.journal.slice(journalFrom).filter((entry) => entry.method === 'POST' && entry.path === '/api/v1/generate');
-	return { execution, creates };
+	return { execution, creates: createsSince(journalFrom) };
 }
 
 it('a resume with data read before another step ran makes none of that step\'s rows again', async () => {
@@ -165,11 +177,7 @@ describe('a stale resume back at a step this process has resumed from (two webho
 
 it('a step woken by wait time on a queue-mode worker keeps the notes of the rows other steps made', async () => {
 	// Only the callbacks below reach this n8n; the test wakes the execution itself, as n8n's wait tracker does.
-	const quiet = await N8nTestInstance.start(
-		{ omniVideoApi: { apiKey: sandbox.keys.premium, baseUrl: sandbox.url, ...spedUpPlan(PLANS.premium, SPEED), concurrentJobs: 2, webhookSecret: sandbox.webhookSecret } },
-		{ webhookUrl: 'http://127.0.0.1:9' },
-	);
-	quiet.waitTracker = { on: false, lateMs: 0, queueMode: true };
+	const quiet = await quietQueueN8n({ apiKey: sandbox.keys.premium, ...spedUpPlan(PLANS.premium, SPEED), concurrentJobs: 2 });
 	try {
 		const journalFrom = sandbox.journal.length;
 		// A production execution (a trigger's): n8n saves the workflow's static data at each park.
@@ -210,8 +218,7 @@ it('a step woken by wait time on a queue-mode worker keeps the notes of the rows
 		const run = await finishedWithin(execution, 5_000);
 		expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(['done', 'done', 'done', 'done']);
 		// One create a row: row 3's job was found in the workflow's notes, not made again.
-		const creates = sandbox.journal.slice(journalFrom).filter((entry) => entry.method === 'POST' && entry.path === '/api/v1/generate');
-		expect(creates).toHaveLength(4);
+		expect(createsSince(journalFrom)).toHaveLength(4);
 	} finally {
 		quiet.resumeHold = undefined;
 		await quiet.stop();
@@ -220,12 +227,8 @@ it('a step woken by wait time on a queue-mode worker keeps the notes of the rows
 
 it('a wake before the batch’s own moment, with data read before another step ran, sends nothing and parks again', async () => {
 	// Two bulk requests an hour (real; a third is kept back): the first step makes two rows and parks until the hour has room.
-	const quiet = await N8nTestInstance.start(
-		// A key of its own: the hour counts what the service says of the key, and the other tests spent Premium's.
-		{ omniVideoApi: { apiKey: sandbox.keys.pro, baseUrl: sandbox.url, plan: 'custom', requestsPerMinute: 60, requestsPerHour: 3, concurrentJobs: 5, webhookSecret: sandbox.webhookSecret } },
-		{ webhookUrl: 'http://127.0.0.1:9' },
-	);
-	quiet.waitTracker = { on: false, lateMs: 0, queueMode: true };
+	// A key of its own: the hour counts what the service says of the key, and the other tests spent Premium's.
+	const quiet = await quietQueueN8n({ apiKey: sandbox.keys.pro, plan: 'custom', requestsPerMinute: 60, requestsPerHour: 3, concurrentJobs: 5 });
 	try {
 		const journalFrom = sandbox.journal.length;
 		const prompts = ['Early wake one', 'Early wake two', 'Early wake three', 'Early wake four'];
@@ -239,8 +242,7 @@ it('a wake before the batch’s own moment, with data read before another step r
 		await quiet.reloadPackage();
 		expect((await handDelivered(quiet, execution.id).signed(sandbox.webhookSecret)(ids[0], 0)).status).toBe(200);
 		expect(await parkedAgain(execution, read)).toBe(true);
-		const creates = () => sandbox.journal.slice(journalFrom).filter((entry) => entry.method === 'POST' && entry.path === '/api/v1/generate');
-		expect(creates()).toHaveLength(4);
+		expect(createsSince(journalFrom)).toHaveLength(4);
 		// n8n's wait tracker, on a timer from an earlier park, wakes the execution as it read it at the
 		// first park, on a third process (its limiter has room too), with the static data the execution began with.
 		jest.resetModules();
