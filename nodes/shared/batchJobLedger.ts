@@ -55,6 +55,16 @@ function carryOver(notes: Stored, records: Readonly<Record<string, StoredEntry>>
 }
 
 /**
+ * Whether the static data this step reads holds notes of this execution's batch. A production
+ * batch that has made a job always has them in the workflow's static data; a step that wait time
+ * woke on a queue-mode worker reads the execution's own copy instead, which never has them (see
+ * carryOver).
+ */
+export function hasBatchNotes(context: IExecuteFunctions): boolean {
+	return batchesOf(context, false)?.[context.getExecutionId()] !== undefined;
+}
+
+/**
  * The jobs a Wait for Callback batch's creates made, kept in the node's workflow static data as
  * well as in the execution's own data (nodeJobLedger). n8n 2.x lets a webhook process resume a
  * parked execution with the data it read before another step ran and parked, so that step's rows

@@ -46,14 +46,20 @@ export function nodeJobRecords(context: IExecuteFunctions): Record<string, Store
 /**
  * Both records at once: the execution's own (its retries) and the workflow's (Reuse, or a parked
  * batch's notes). A job either names wins over a create the other saw no answer to: one of them
- * may be older (a stale resume loses the execution's latest records).
+ * may be older (a stale resume loses the execution's latest records). `copyOwnJobs`: a job only
+ * the execution's records name (a Retry's) is noted in the workflow's as well, so that a parked
+ * batch's notes name every row with a job, and a step that finds none knows they are lost or out
+ * of its reach (createHold.ts). Not for Reuse: that would make an old job new to later runs.
  */
-export function bothLedgers(own: JobLedger, workflow: JobLedger): JobLedger {
+export function bothLedgers(own: JobLedger, workflow: JobLedger, copyOwnJobs = false): JobLedger {
 	return {
 		find(key) {
 			const mine = own.find(key);
-			if (mine && 'jobId' in mine) return mine;
 			const theirs = workflow.find(key);
+			if (mine && 'jobId' in mine) {
+				if (copyOwnJobs && !(theirs && 'jobId' in theirs)) workflow.note(key, mine);
+				return mine;
+			}
 			return theirs && 'jobId' in theirs ? theirs : (mine ?? theirs);
 		},
 		note(key, entry) {

@@ -97,3 +97,16 @@ it('a note carries over the execution’s own records that the static data lacks
 	const notes = batchJobLedger(contextOf(saved, 'e5'));
 	expect(['k1', 'k2', 'k3', 'k4'].map((key) => notes.find(key))).toEqual([{ jobId: 'job_1' }, { jobId: 'job_2' }, { sentAtMs: 3 }, { jobId: 'job_4' }]);
 });
+
+it('a job only the execution’s own records name (a Retry’s) is noted in the batch’s notes when found, so that notes exist for every row made', () => {
+	const nodeContext: IDataObject = {};
+	const workflow = workflowWith();
+	nodeJobLedger(contextOf(workflow, 'e6', nodeContext)).note('k1', { jobId: 'job_1' });
+	const both = bothLedgers(nodeJobLedger(contextOf(workflow, 'e6', nodeContext)), batchJobLedger(contextOf(workflow, 'e6')), true);
+	expect(both.find('k1')).toEqual({ jobId: 'job_1' });
+	expect(batchJobLedger(contextOf(workflow, 'e6')).find('k1')).toEqual({ jobId: 'job_1' });
+	// Not for Reuse's records (copyOwnJobs off): finding changes nothing there.
+	const other = workflowWith();
+	expect(bothLedgers(nodeJobLedger(contextOf(other, 'e7', nodeContext)), batchJobLedger(contextOf(other, 'e7'))).find('k1')).toEqual({ jobId: 'job_1' });
+	expect(batchJobLedger(contextOf(other, 'e7')).find('k1')).toBeUndefined();
+});

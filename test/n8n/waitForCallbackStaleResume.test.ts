@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
-import type { ICredentialDataDecryptedObject, IRun } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IRun, IRunExecutionData } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { N8nTestInstance, type Execution } from '../support/n8n/instance';
 import { finishedWithin } from '../support/n8n/finishedWithin';
@@ -255,5 +255,97 @@ it('a wake before the batch’s own moment, with data read before another step r
 		expect(execution.run!.waitTill).toEqual(read.waitTill);
 	} finally {
 		await quiet.stop();
+	}
+}, 60_000);
+
+/**
+ * Four rows, two at once, on `quiet` (its wakes the test's own): row 1's callback resumes the
+ * execution and its step makes row 3, while n8n's wait tracker reads the execution as that resume
+ * stored it (the callback recorded, running). Once the step has parked, the wake goes ahead with
+ * what it read, on another worker: the execution's copy of the static data, without the note of
+ * row 3. Without the hold, row 3 is made again there (and row 4 with it): a second job on the
+ * strictest reading.
+ */
+async function wakeMidResume(quiet: N8nTestInstance, service: Sandbox, prompts: string[], now: () => number = Date.now) {
+	const journalFrom = service.journal.length;
+	const creates = () => service.journal.slice(journalFrom).filter((entry) => entry.method === 'POST' && entry.path === '/api/v1/generate');
+	// A production execution (a trigger's): n8n saves the workflow's static data at each park.
+	const execution = await quiet.execute(workflowOf([callbackGenerateNode({ options: { expectedRenderSeconds: 3600 } })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))), 'trigger');
+	expect(execution.status).toBe('waiting');
+	const ids = outputOf(execution.run!, 'Generate').map((item) => String(item.json.jobId));
+	const signed = handDelivered(quiet, execution.id).signed(service.webhookSecret, now);
+	let stored: IRunExecutionData | undefined;
+	quiet.resumeStored = (_, data) => (stored ??= data);
+	const read = execution.run;
+	expect((await signed(ids[0], 0)).status).toBe(200);
+	expect(await parkedAgain(execution, read!)).toBe(true);
+	quiet.resumeStored = undefined;
+	expect(creates()).toHaveLength(3);
+	jest.resetModules();
+	await quiet.reloadPackage();
+	await quiet.waitTimeUp(execution.id, { data: stored! } as IRun);
+	expect(execution.status).toBe('waiting');
+	expect(creates()).toHaveLength(3);
+	const jobs = () => [...service.jobs.all.values()].filter((job) => prompts.includes(String(job.body.prompt)));
+	/** Each job's callback, once, while the execution waits. */
+	const deliverAll = async () => {
+		for (const job of jobs()) {
+			const until = Date.now() + 5_000;
+			while (execution.status !== 'waiting' && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+			await signed(job.id, prompts.indexOf(String(job.body.prompt)));
+		}
+	};
+	return { execution, creates, jobs, deliverAll };
+}
+
+it('a wake that read the execution while a resumed step ran (its callback recorded) sends none of that step\'s creates', async () => {
+	const quiet = await quietQueueN8n({ apiKey: sandbox.keys.premium, ...spedUpPlan(PLANS.premium, SPEED), concurrentJobs: 2 });
+	try {
+		const prompts = ['Mid-resume one', 'Mid-resume two', 'Mid-resume three', 'Mid-resume four'];
+		const { execution, creates, jobs, deliverAll } = await wakeMidResume(quiet, sandbox, prompts);
+		// Row 3's callback binds its job back; later callbacks (steps that read the notes) make row 4.
+		const until = Date.now() + 20_000;
+		while (execution.status !== 'success' && execution.status !== 'error' && Date.now() < until) {
+			await deliverAll();
+			await new Promise((resolve) => setTimeout(resolve, 50));
+		}
+		const run = await finishedWithin(execution, 5_000);
+		expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(['done', 'done', 'done', 'done']);
+		expect(creates()).toHaveLength(4);
+		expect(jobs()).toHaveLength(4);
+	} finally {
+		quiet.resumeStored = undefined;
+		await quiet.stop();
+	}
+}, 60_000);
+
+it('when the notes are lost after such a wake, the hold ends within its bound: a held row no callback named is in doubt, never sent', async () => {
+	// The node keeps this sandbox's clock, so the hold's 5 minutes are 7.5 s here.
+	const own = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: true, clientClock: 'sandbox' });
+	const quiet = await N8nTestInstance.start(
+		{ omniVideoApi: { apiKey: own.keys.premium, baseUrl: own.url, plan: 'custom', requestsPerMinute: 60, requestsPerHour: 500, concurrentJobs: 2, webhookSecret: own.webhookSecret } },
+		{ webhookUrl: 'http://127.0.0.1:9' },
+	);
+	quiet.waitTracker = { on: false, lateMs: 0, queueMode: true };
+	try {
+		const prompts = ['Lost notes one', 'Lost notes two', 'Lost notes three', 'Lost notes four'];
+		const { execution, creates, deliverAll } = await wakeMidResume(quiet, own, prompts, () => own.clock.now());
+		// Another execution's older copy of the static data is saved over the workflow's: the notes are gone.
+		execution.workflow.staticData = {};
+		// Every job's callback comes (row 3's binds its held job); steps that find no notes make nothing.
+		await deliverAll();
+		expect(creates()).toHaveLength(3);
+		// The wait tracker wakes the execution at the hold's end: row 4 is in doubt, and the batch ends.
+		quiet.waitTracker.on = true;
+		if (execution.status === 'waiting') await quiet.waitTimeUp(execution.id).catch(() => undefined);
+		const run = await finishedWithin(execution, 20_000);
+		const items = outputOf(run, 'Generate').map((item) => item.json);
+		expect(items.map((item) => item.status)).toEqual(['done', 'done', 'done', 'unknown']);
+		expect(String(items[3].error)).toMatch(/^Another step of this execution, on another n8n process, may have sent this item's create/);
+		expect(creates()).toHaveLength(3);
+	} finally {
+		quiet.resumeStored = undefined;
+		await quiet.stop();
+		await own.close();
 	}
 }, 60_000);

@@ -228,6 +228,13 @@ export class N8nTestInstance {
 	 * tests which do not study that race do not meet it when the machine is slow.
 	 */
 	resumeHold: ((execution: Execution, parked: IRun) => Promise<void>) | undefined;
+
+	/**
+	 * Called with the data a resume stores as it starts the run (what webhook() recorded, the wait
+	 * time cleared, the status running): what n8n's wait tracker reads if it reads the execution
+	 * while that step runs (see waitTimeUp's `read`).
+	 */
+	resumeStored: ((execution: Execution, data: IRunExecutionData) => void) | undefined;
 	private readonly wakeTimers = new Set<NodeJS.Timeout>();
 
 	private scheduleWake(execution: ExecutionRecord, run: IRun): void {
@@ -353,6 +360,7 @@ export class N8nTestInstance {
 		answerIfSilent(res, result);
 		call.executionId = execution.id;
 		continueWith(data, result.workflowData);
+		this.resumeStored?.(execution, structuredClone(data));
 		await this.run(execution, data, extra);
 	}
 

@@ -24,6 +24,8 @@ export interface BatchRow {
 	confirm?: boolean;
 	/** The create was sent and its outcome is unknown (ms since the epoch): never sent again. */
 	doubt?: number;
+	/** The doubt is whether another process's step made the job before that moment (see holdIfStale). */
+	elsewhere?: boolean;
 	/** The row has no job: its item, saying why. */
 	error?: IDataObject;
 }
@@ -37,6 +39,14 @@ export interface HeardCallback {
 	record?: JobRecord;
 	/** The row the callback URL named (a create in doubt whose job this binds). */
 	row?: number;
+	at: number;
+}
+
+/** Creates held back after a stale wake (see holdIfStale), and the rows whose job may exist elsewhere. */
+export interface CreateHold {
+	/** The first rows still to make when the hold began, as many as the plan runs at once. */
+	rows: number[];
+	/** When the hold began (the client's clock, ms since the epoch). */
 	at: number;
 }
 
@@ -60,6 +70,8 @@ export interface ParkedBatch {
 	wakeAt?: number;
 	/** Callbacks webhook() recorded since the last step. */
 	heard: HeardCallback[];
+	/** Creates held back after a stale wake (see holdIfStale in createHold.ts). */
+	hold?: CreateHold;
 }
 
 const KEY = 'omniVideoBatch';

@@ -31,9 +31,12 @@ function unendedJson(row: BatchRow, index: number, limitAt: number): INodeExecut
 	}
 	if (row.doubt !== undefined) {
 		const sent = new Date(row.doubt).toISOString();
+		const what = row.elsewhere
+			? `Another step of this execution, on another n8n process, may have sent this item's create before ${sent}, and n8n lost its record of it`
+			: `This item's create was sent at ${sent} and its answer was lost`;
 		return {
 			status: 'unknown',
-			error: `This item's create was sent at ${sent} and its answer was lost, so whether a job was made is unknown; it was not sent again, so as not to pay twice`,
+			error: `${what}, so whether a job was made is unknown; it was not sent again, so as not to pay twice`,
 			hint: `Look in your Omni Video dashboard for a job created around ${sent} whose callback URL ends in row=${index}, and read it with Get Job; if there is none, run this item again`,
 		};
 	}

@@ -15,6 +15,7 @@ import { batchItems, parkedItems } from './callbackRows';
 import { parkWithContinuation } from './parkContinuation';
 import { MIN_LATE_MS, callbackLate, holdsPlaceElsewhere, lookAt, placeFreeAt, requestsScarce } from './overdueLooks';
 import type { HostClock } from '../../../shared/hostClock';
+import { HOLD_MS, awaitsUnseenJob, holdIfStale, releaseHold } from './createHold';
 
 /**
  * The longest a step waits for the plan's request windows, a 429's Retry-After or a place among
@@ -99,10 +100,9 @@ function ended(batch: ParkedBatch, job: JobRecord, client: OmniVideoClient): voi
 /** The callbacks webhook() recorded: signed ones are the job's state; unsigned ones mark their job to look up. */
 function mergeHeard(batch: ParkedBatch, client: OmniVideoClient): void {
 	for (const heard of batch.heard) {
-		const bound = heard.row === undefined ? undefined : batch.rows[heard.row];
-		// A callback naming a row whose create was in doubt: the create made this job.
-		if (bound && bound.job === undefined && bound.doubt !== undefined && !batch.rows.some((row) => row.job === heard.job)) {
-			Object.assign(bound, { job: heard.job, endAt: heard.at, by: undefined });
+		// A callback naming a row whose create was in doubt or is held: a create this step cannot see made this job.
+		if (awaitsUnseenJob(batch, heard.row) && !batch.rows.some((row) => row.job === heard.job)) {
+			Object.assign(batch.rows[heard.row!], { job: heard.job, endAt: heard.at, by: undefined, plan: undefined });
 		}
 		if (heard.signed && heard.record && isTerminal(heard.record)) ended(batch, heard.record, client);
 		else for (const row of batch.rows) if (row.job === heard.job && row.ended === undefined) row.confirm = true;
@@ -150,6 +150,8 @@ async function lookUp(batch: ParkedBatch, client: OmniVideoClient, clock: HostCl
  */
 async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: OmniVideoClient, clock: HostClock, resumeUrl: string, everyRow: boolean): Promise<unknown[]> {
 	const failures: unknown[] = [];
+	// Held: the rows still to make here may have been made by the step before (see holdIfStale).
+	if (batch.hold) return failures;
 	// Only a step that must make every row now (everyRow) waits out the limits and gives up on a row over them.
 	const retryBudgetMs = everyRow ? undefined : STEP_TURN_MS;
 	for (;;) {
@@ -200,7 +202,8 @@ function nextLook(batch: ParkedBatch, nowMs: number, client: OmniVideoClient, cl
 	// Rows wait: for the windows (then as soon as they take a request), or for a place that other work
 	// holds (then again after a short while; while overdue lookups are put off, when the first hold
 	// of the batch's jobs runs out, here or as counted for another process's).
-	if (batch.rows.some(waitsForPlace)) {
+	if (batch.hold) times.push(batch.hold.at + HOLD_MS);
+	else if (batch.rows.some(waitsForPlace)) {
 		const holds = scarce ? [client.runtime.limiter.placeFreesAt() ?? Infinity, ...runningRows(batch).filter((row) => row.by !== PROCESS_MARK).map(placeFreeAt)] : [];
 		const freeing = holds.filter((at) => at > nowMs);
 		times.push(requestRoom(batch, client, clock) === 0 ? nowMs : Math.min(nowMs + 30_000, ...freeing));
@@ -224,7 +227,9 @@ export async function stepBatch(
 ): Promise<StepResult> {
 	// An early wake sends nothing and parks again until the batch's own moment.
 	if (!options.first && isEarlyWake(batch)) return await park(context, batch, resumeUrl, batch.wakeAt!);
+	if (!options.first) holdIfStale(context, batch, clock.now(), client.runtime.limiter.currentLimits.concurrentJobs);
 	mergeHeard(batch, client);
+	releaseHold(context, batch);
 	// Callbacks that came unsigned are confirmed first (each frees a place, and a batch whose only
 	// running jobs wait for confirmation may wait in the process for them). Then the rows that free
 	// places wait for are made, before overdue jobs are looked up: where the windows are short, a

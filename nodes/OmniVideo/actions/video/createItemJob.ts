@@ -163,6 +163,6 @@ export async function sendPlanned(
  */
 function ledgerFor(context: IExecuteFunctions, plan: ItemJobPlan, batchRow: boolean): JobLedger {
 	const own = nodeJobLedger(context);
-	if (batchRow) return bothLedgers(own, batchJobLedger(context));
+	if (batchRow) return bothLedgers(own, batchJobLedger(context), true);
 	return plan.reuseHours > 0 && !plan.resumeUrlAsCallback ? bothLedgers(own, reuseJobLedger(context, plan.reuseHours * 3_600_000)) : own;
 }

@@ -2,6 +2,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { carriesSignature, isTerminal, parseJob, type JobRecord } from '../../../../core';
 import { omniVideoClient } from '../../../shared/n8nHost';
 import { callbackRequestOf, respond, respondRefused } from '../../../shared/webhookRequest';
+import { awaitsUnseenJob } from './createHold';
 import { parkedBatch, type HeardCallback, type ParkedBatch } from './callbackBatch';
 
 /**
@@ -20,11 +21,9 @@ function rowNamed(context: IWebhookFunctions): number | undefined {
 	return typeof named === 'string' && /^\d{1,6}$/.test(named) ? Number(named) : undefined;
 }
 
-/** Whether the batch can place the job: one of its rows', or the job of a row whose create is in doubt. */
+/** Whether the batch can place the job: one of its rows', or the job of a row whose create is in doubt or held. */
 function places(batch: ParkedBatch, jobId: string, row: number | undefined): boolean {
-	if (batch.rows.some((candidate) => candidate.job === jobId)) return true;
-	const named = row === undefined ? undefined : batch.rows[row];
-	return named !== undefined && named.job === undefined && named.doubt !== undefined;
+	return batch.rows.some((candidate) => candidate.job === jobId) || awaitsUnseenJob(batch, row);
 }
 
 /** Already known to the batch: the job ended in its records, or a callback for it waits for the step. */
