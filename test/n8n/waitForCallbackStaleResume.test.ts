@@ -349,3 +349,33 @@ it('when the notes are lost after such a wake, the hold ends within its bound: a
 		await own.close();
 	}
 }, 60_000);
+
+it('a step whose park n8n fails to note in its active executions (a wake begun as the last run ended) leaves the execution waiting, and the batch ends', async () => {
+	const quiet = await quietQueueN8n({ apiKey: sandbox.keys.premium, ...spedUpPlan(PLANS.premium, SPEED), concurrentJobs: 2 });
+	quiet.waitTracker.queueMode = false;
+	try {
+		const prompts = ['Lost active one', 'Lost active two', 'Lost active three'];
+		const execution = await quiet.execute(workflowOf([callbackGenerateNode({ options: { expectedRenderSeconds: 3600 } })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))), 'trigger');
+		expect(execution.status).toBe('waiting');
+		// n8n 2.8.4: the wait time is set in the execution's data, then its list of active executions throws.
+		const lost = {
+			setExecutionStatus: (status: string) => {
+				if (status === 'waiting') throw new Error('No active execution found');
+			},
+		};
+		await quiet.waitTimeUp(execution.id, undefined, lost);
+		expect(execution.status).toBe('waiting');
+		const deliver = handDelivered(quiet, execution.id).signed(sandbox.webhookSecret);
+		const jobs = () => [...sandbox.jobs.all.values()].filter((job) => prompts.includes(String(job.body.prompt)));
+		const until = Date.now() + 20_000;
+		while (execution.status !== 'success' && execution.status !== 'error' && Date.now() < until) {
+			for (const job of jobs()) if (execution.status === 'waiting') await deliver(job.id, prompts.indexOf(String(job.body.prompt)));
+			await new Promise((resolve) => setTimeout(resolve, 50));
+		}
+		const run = await finishedWithin(execution, 5_000);
+		expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(['done', 'done', 'done']);
+		expect(jobs()).toHaveLength(3);
+	} finally {
+		await quiet.stop();
+	}
+}, 60_000);

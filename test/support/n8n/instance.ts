@@ -199,14 +199,15 @@ export class N8nTestInstance {
 	/**
 	 * n8n's WaitTracker: the execution's wait time (`waitTill`) passed with no call to resume it,
 	 * so n8n runs the stored execution again as it is; WorkflowExecute.handleWaitingState then
-	 * disables the waiting node, which passes its stack entry's input items on.
+	 * disables the waiting node, which passes its stack entry's input items on. `extra`: what n8n's
+	 * process gives the run besides (a test makes its bookkeeping fail).
 	 */
-	async waitTimeUp(executionId: string, read?: IRun): Promise<Execution> {
+	async waitTimeUp(executionId: string, read?: IRun, extra: Partial<IWorkflowExecuteAdditionalData> = {}): Promise<Execution> {
 		const execution = this.executions.get(executionId);
 		if (!execution?.run || execution.status !== 'waiting') throw new Error(`Execution ${executionId} is not waiting`);
 		execution.status = 'running';
 		// `read`: the wake read the execution before another step parked (n8n 2.8.4's resume guard asks the status only).
-		await this.run(execution, structuredClone((read ?? execution.run).data), {}, this.waitTracker.queueMode ? 'executionCopy' : 'stored');
+		await this.run(execution, structuredClone((read ?? execution.run).data), extra, this.waitTracker.queueMode ? 'executionCopy' : 'stored');
 		return execution;
 	}
 

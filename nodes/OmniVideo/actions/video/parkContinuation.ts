@@ -38,5 +38,21 @@ export async function parkWithContinuation(context: IExecuteFunctions, waitTill:
 	};
 	entry.data.main[0] = [];
 	stack.unshift(continuation);
-	await context.putExecutionToWait(waitTill);
+	try {
+		await context.putExecutionToWait(waitTill);
+	} catch (error) {
+		if (!lostFromActiveExecutions(error) || runExecutionDataOf(context)?.waitTill?.getTime() !== waitTill.getTime()) throw error;
+	}
+}
+
+/**
+ * n8n 2.8.4 sets the wait time in the execution's data, then tells its list of active executions,
+ * which throws when the execution is not on it. Seen when n8n's wait tracker started a wake a few
+ * milliseconds after the previous step had parked: that run's end took the execution off the
+ * list the wake had just put it on, and the step's park then failed the execution, with its batch
+ * (the jobs render on, paid). The wait time is set, so n8n saves the execution as waiting anyway,
+ * and the next callback or wake resumes it.
+ */
+function lostFromActiveExecutions(error: unknown): boolean {
+	return error instanceof Error && error.message === 'No active execution found';
 }
