@@ -41,7 +41,7 @@ export async function parkWithContinuation(context: IExecuteFunctions, waitTill:
 	try {
 		await context.putExecutionToWait(waitTill);
 	} catch (error) {
-		if (!lostFromActiveExecutions(error) || runExecutionDataOf(context)?.waitTill?.getTime() !== waitTill.getTime()) throw error;
+		if (!lostFromActiveExecutions(error) || runExecutionDataOf(context)?.waitTill?.getTime() !== waitTill.getTime()) throw new NodeOperationError(context.getNode(), error as Error);
 	}
 }
 
