@@ -43,6 +43,11 @@ export function nodeJobRecords(context: IExecuteFunctions): Record<string, Store
 	return current && typeof current === 'object' ? current : undefined;
 }
 
+/** Whether the entry names a job (not only a create sent without an answer). */
+function hasJob(entry: LedgerEntry | undefined): boolean {
+	return entry !== undefined && 'jobId' in entry;
+}
+
 /**
  * Both records at once: the execution's own (its retries) and the workflow's (Reuse, or a parked
  * batch's notes). A job either names wins over a create the other saw no answer to: one of them
@@ -55,11 +60,11 @@ export function bothLedgers(own: JobLedger, workflow: JobLedger, copyOwnJobs = f
 	return {
 		find(key) {
 			const mine = own.find(key);
-			const theirs = workflow.find(key);
 			if (mine && 'jobId' in mine) {
-				if (copyOwnJobs && !(theirs && 'jobId' in theirs)) workflow.note(key, mine);
+				if (copyOwnJobs && !hasJob(workflow.find(key))) workflow.note(key, mine);
 				return mine;
 			}
+			const theirs = workflow.find(key);
 			return theirs && 'jobId' in theirs ? theirs : (mine ?? theirs);
 		},
 		note(key, entry) {
