@@ -17,47 +17,59 @@ const SPEED = 50;
 const NARROW = { plan: 'custom', requestsPerMinute: 3, requestsPerHour: 200, concurrentJobs: 5 };
 
 let sandbox: Sandbox;
-let n8n: N8nTestInstance;
 
 beforeAll(async () => {
 	sandbox = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: true, clientClock: 'sandbox' });
-	n8n = await N8nTestInstance.start({ omniVideoApi: { apiKey: sandbox.keys.pro, baseUrl: sandbox.url, ...NARROW, webhookSecret: sandbox.webhookSecret } });
 });
 afterAll(async () => {
-	await n8n.stop();
 	await sandbox.close();
 });
 
 it('sends what the windows take now and parks until they take more: callbacks meanwhile are taken, every row ends done, one job each', async () => {
-	const prompts = Array.from({ length: 6 }, (_, i) => `Narrow window clip ${i}`);
-	const ours = () => [...sandbox.jobs.all.values()].filter((job) => prompts.includes(job.body.prompt));
-	const execution = await n8n.execute(workflowOf([callbackGenerateNode({ callbackTimeoutMinutes: 120 })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
-	// Parked with two jobs (five places are free, but the minute takes two bulk requests), not
-	// running on until the window has room for more.
-	expect(execution.status).toBe('waiting');
-	const first = ours().map((job) => job.id);
-	expect(first).toHaveLength(2);
-	const parked = outputOf(execution.run!, 'Generate');
-	expect(parked.map((item) => item.json.status)).toEqual(['queued', 'queued', ...Array(4).fill('waitingForPlace')]);
-	// It wakes when the minute opened by the first create has room again (60 s of the sandbox's) or
-	// when its first jobs are overdue (45 s: half a render past their expected end), whichever is
-	// first, not at once. Compared on the sandbox's clock, so that real time spent before this line
-	// (a loaded machine) does not count; but the node reads that clock over HTTP every 5 s, and on a
-	// loaded machine (CI's npm test) that reading was once off by about 0.3 s real, 16 s of the
-	// sandbox's at 50x (a wake 28.75 s after the first create): the bound leaves 25 s for it.
-	const wakeOnSandbox = sandbox.clock.now() + (execution.run!.waitTill!.getTime() - Date.now()) * SPEED;
-	const firstCreate = Math.min(...ours().map((job) => job.createdAt));
-	expect(wakeOnSandbox - firstCreate).toBeGreaterThan(20_000);
+	// Two callbacks that come while a step of the execution runs are answered 409 by n8n, whatever
+	// the node does: the first two jobs' callbacks must come far apart and away from the step's
+	// wake, in real time, however loaded the machine. Renders of each size's typical time (no
+	// spread) and 10x make them 1.3 s apart and almost 1 s before the wake (a 720P row ends at 34.8 s of
+	// the sandbox's, a 1080P one at 48 s, the minute is up at 60 s). At 50x with drawn render
+	// times, they once came 30 ms apart, and CI's load made the first resume last longer.
+	const speed = 10;
+	const own = await startSandbox({ port: 0, speed, insecureCallbacks: true, clientClock: 'sandbox', renderTimes: { seed: 1, spread: 0 } });
+	const n8n = await N8nTestInstance.start({ omniVideoApi: { apiKey: own.keys.pro, baseUrl: own.url, ...NARROW, webhookSecret: own.webhookSecret } });
+	try {
+		const rows = ['720P', '1080P', '720P', '720P', '720P', '720P'].map((resolution, i) => ({ prompt: `Narrow window clip ${i}`, resolution }));
+		const prompts = rows.map((row) => row.prompt);
+		const ours = () => [...own.jobs.all.values()].filter((job) => prompts.includes(job.body.prompt));
+		const generate = callbackGenerateNode({ callbackTimeoutMinutes: 120, resolution: '={{ $json.resolution }}' });
+		const execution = await n8n.execute(workflowOf([generate], {}), 'Generate', itemsOf(...rows));
+		// Parked with two jobs (five places are free, but the minute takes two bulk requests), not
+		// running on until the window has room for more.
+		expect(execution.status).toBe('waiting');
+		const first = ours().map((job) => job.id);
+		expect(first).toHaveLength(2);
+		const parked = outputOf(execution.run!, 'Generate');
+		expect(parked.map((item) => item.json.status)).toEqual(['queued', 'queued', ...Array(4).fill('waitingForPlace')]);
+		// It wakes when the minute opened by the first create has room again (60 s of the sandbox's) or
+		// when its first jobs are overdue (45 s: half a render past their expected end), whichever is
+		// first, not at once. Compared on the sandbox's clock, so that real time spent before this line
+		// (a loaded machine) does not count; but the node reads that clock over HTTP every 5 s, and on a
+		// loaded machine that reading may be off by some tenths of a second real: the bound leaves 25 s for it.
+		const wakeOnSandbox = own.clock.now() + (execution.run!.waitTill!.getTime() - Date.now()) * speed;
+		const firstCreate = Math.min(...ours().map((job) => job.createdAt));
+		expect(wakeOnSandbox - firstCreate).toBeGreaterThan(20_000);
 
-	const run = await finishedWithin(execution, 60_000);
-	const items = outputOf(run, 'Generate');
-	expect(items.map((item) => item.json.status)).toEqual(Array(6).fill('done'));
-	expect(ours()).toHaveLength(6);
-	expect(new Set(items.map((item) => item.json.jobId)).size).toBe(6);
-	// The first two jobs ended while the execution waited for the window: their callbacks were
-	// taken at once (200), none answered 409 for a running execution.
-	const callbacksOf = (jobId: string) => n8n.webhookCalls.filter((call) => call.path.startsWith(`/webhook-waiting/${execution.id}`) && call.requestBody.includes(jobId));
-	for (const jobId of first) expect(callbacksOf(jobId).map((call) => call.status)).toEqual([200]);
+		const run = await finishedWithin(execution, 60_000);
+		const items = outputOf(run, 'Generate');
+		expect(items.map((item) => item.json.status)).toEqual(Array(6).fill('done'));
+		expect(ours()).toHaveLength(6);
+		expect(new Set(items.map((item) => item.json.jobId)).size).toBe(6);
+		// The first two jobs ended while the execution waited for the window: their callbacks were
+		// taken at once (200), none answered 409 for a running execution.
+		const callbacksOf = (jobId: string) => n8n.webhookCalls.filter((call) => call.path.startsWith(`/webhook-waiting/${execution.id}`) && call.requestBody.includes(jobId));
+		for (const jobId of first) expect(callbacksOf(jobId).map((call) => call.status)).toEqual([200]);
+	} finally {
+		await n8n.stop();
+		await own.close();
+	}
 }, 90_000);
 
 it('with nothing of the batch running, waits in the step for a window that frees up soon instead of pausing on n8n’s wait tracker (up to a minute late)', async () => {
