@@ -57,6 +57,11 @@ export class RateLimiter {
 		return this.windows.hourRoomBy(atMs, knownSent);
 	}
 
+	/** Requests on the key that a shared record shows, at their times (see RequestWindows.learnSent). */
+	learnSent(times: readonly number[]): void {
+		this.windows.learnSent(times);
+	}
+
 	/** When one more bulk request could start. */
 	nextRequestAt(): number {
 		return this.windows.nextStartAt();

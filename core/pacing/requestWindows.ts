@@ -114,6 +114,20 @@ export class RequestWindows {
 	}
 
 	/**
+	 * Requests on the key known from a record other processes share, at the times it gives (they
+	 * may include ours): from any moment on, each window counts at least as many as the record does.
+	 * Without it, a process in n8n's queue mode sees only its own share of a batch's requests, and
+	 * on a service without rate-limit headers learns of the others only by its 429s.
+	 */
+	learnSent(times: readonly number[]): void {
+		const now = this.clock.now();
+		this.prune(now);
+		const within = (windowMs: number) => times.filter((at) => at > now - windowMs - WINDOW_MARGIN_MS && at <= now);
+		this.minuteLog = countsAtLeast(this.minuteLog, within(MINUTE_MS));
+		this.hourLog = countsAtLeast(this.hourLog, within(HOUR_MS));
+	}
+
+	/**
 	 * How many more requests of this priority could start by `atMs`, behind everyone queued (at
 	 * most `max`): a caller that must not wait long (a parked n8n step) sends that many and no more.
 	 */
@@ -243,6 +257,17 @@ export class RequestWindows {
 		for (const log of [this.minuteLog, this.urgentMinuteLog]) while (log.length > 0 && log[0] <= minuteStart) log.shift();
 		for (const log of [this.hourLog, this.urgentHourLog]) while (log.length > 0 && log[0] <= hourStart) log.shift();
 	}
+}
+
+/**
+ * A log (ascending) that has, after any moment, as many entries as the larger of `a` and `b` has:
+ * the i-th latest entry is the later of theirs.
+ */
+function countsAtLeast(a: readonly number[], b: readonly number[]): number[] {
+	const latestFirst = (log: readonly number[]) => [...log].sort((x, y) => y - x);
+	const [x, y] = [latestFirst(a), latestFirst(b)];
+	const merged = Array.from({ length: Math.max(x.length, y.length) }, (_, i) => Math.max(x[i] ?? -Infinity, y[i] ?? -Infinity));
+	return merged.reverse();
 }
 
 function rank(priority: RequestPriority): number {

@@ -112,3 +112,27 @@ describe('plan-aware limiter', () => {
 		expect(sent.creates()).toHaveLength(1);
 	});
 });
+
+describe('requests another process sent on the key, known from a shared record', () => {
+	const MINUTE = 60_000;
+
+	it('count in both windows at the times the record gives, once however often they are learned, and the hour has room again as they leave it', async () => {
+		const time = new VirtualTime();
+		const limiter = new RateLimiter(PLANS.pro, time.clock, time.sleep);
+		const now = time.clock.now();
+		// Our own 20 requests, now; the record: those 20 and 180 more, one every 15 s over the last 45 minutes.
+		for (let i = 0; i < 20; i++) await time.run(limiter.acquireRequest());
+		const others = Array.from({ length: 180 }, (_, i) => now - 45 * MINUTE + i * 15_000);
+		const record = [...others, ...Array.from({ length: 20 }, () => now)];
+		expect(limiter.requestRoomBy(now + 2_000)).toBeGreaterThan(0);
+		limiter.learnSent(record);
+		limiter.learnSent(record);
+		// 200 in the hour (Pro's limit): nothing more until the oldest leave it, 15 minutes on.
+		expect(limiter.snapshot().lastHour).toBe(200);
+		expect(limiter.requestRoomBy(now + 2_000)).toBe(0);
+		expect(limiter.nextRequestAt()).toBeGreaterThanOrEqual(now + 15 * MINUTE);
+		expect(limiter.nextRequestAt()).toBeLessThan(now + 16 * MINUTE);
+		// The minute holds our 20 and the record's latest 4 besides: 24 of 30.
+		expect(limiter.snapshot().lastMinute).toBe(24);
+	});
+});

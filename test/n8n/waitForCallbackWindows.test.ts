@@ -281,3 +281,51 @@ it('a step confirms a callback that came unsigned before it makes a row waiting 
 		await quiet.stop();
 	}
 }, 90_000);
+
+it('a step on a process that sent none of the batch’s requests counts them: it sends nothing into the minute the other process filled', async () => {
+	// Four requests a minute, three of them bulk; five places. The process that parks sends three
+	// creates; the next step runs on another (queue mode: another worker, with memory of its own),
+	// which a service without X-RateLimit-* headers tells nothing. Counting only its own requests,
+	// it sent the three rows still waiting into the same minute.
+	// A key of its own, so that no earlier test's requests count in its windows; the service's
+	// plan is the node's. Callbacks go nowhere but where the test delivers them.
+	const plan = { requestsPerMinute: 4, requestsPerHour: 200, concurrentJobs: 5 };
+	const service = await startSandbox({
+		port: 0,
+		speed: 10,
+		insecureCallbacks: true,
+		clientClock: 'sandbox',
+		rateLimitHeaders: false,
+		accounts: [{ id: 'acct_shared_minute', plan, balance: 100_000 }],
+		keys: [{ key: 'omni_test_shared_minute', account: 'acct_shared_minute' }],
+	});
+	const quiet = await N8nTestInstance.start(
+		{ omniVideoApi: { apiKey: 'omni_test_shared_minute', baseUrl: service.url, plan: 'custom', ...plan, webhookSecret: service.webhookSecret } },
+		{ webhookUrl: 'http://127.0.0.1:9' },
+	);
+	quiet.waitTracker = { on: true, lateMs: 60_000 };
+	try {
+		const prompts = Array.from({ length: 6 }, (_, i) => `Shared minute clip ${i}`);
+		const ours = () => [...service.jobs.all.values()];
+		const execution = await quiet.execute(workflowOf([callbackGenerateNode({ callbackTimeoutMinutes: 120 })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+		expect(execution.status).toBe('waiting');
+		const first = ours();
+		expect(first).toHaveLength(3);
+		jest.resetModules();
+		await quiet.reloadPackage();
+		const signed = handDelivered(quiet, execution.id).signed(service.webhookSecret, () => service.clock.now());
+		expect((await signed(first[0].id, 0)).status).toBe(200);
+		// Answered once the step began: it runs until it parks again.
+		const end = Date.now() + 5_000;
+		while (execution.status !== 'waiting' && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
+		// No create past the three, in a step that parked again within the first create's minute (6 s real at 10x).
+		expect(ours()).toHaveLength(3);
+		expect(service.journal.filter((entry) => entry.status === 429)).toEqual([]);
+		expect(execution.status).toBe('waiting');
+		expect(service.clock.now()).toBeLessThan(Math.min(...first.map((job) => job.createdAt)) + 60_000);
+		expect(outputOf(execution.run!, 'Generate').map((item) => item.json.status)).toEqual(['done', 'queued', 'queued', ...Array(3).fill('waitingForPlace')]);
+	} finally {
+		await quiet.stop();
+		await service.close();
+	}
+}, 60_000);

@@ -13,7 +13,7 @@ import { isRefusedCallbackUrl } from './callbackFallback';
 import { PROCESS_MARK, callbackUrlOf, isOver, newParkMark, runningRows, storeBatch, waitsForPlace, type BatchRow, type ParkedBatch } from './callbackBatch';
 import { batchItems, parkedItems } from './callbackRows';
 import { parkWithContinuation } from './parkContinuation';
-import { MIN_LATE_MS, callbackLate, holdsPlaceElsewhere, lookAt, placeFreeAt, requestsScarce } from './overdueLooks';
+import { MIN_LATE_MS, batchRequestTimes, callbackLate, holdsPlaceElsewhere, lookAt, placeFreeAt, requestsScarce } from './overdueLooks';
 import type { HostClock } from '../../../shared/hostClock';
 import { HOLD_MS, awaitsUnseenJob, holdIfStale, releaseHold } from './createHold';
 
@@ -230,6 +230,8 @@ export async function stepBatch(
 	if (!options.first) holdIfStale(context, batch, clock.now(), client.runtime.limiter.currentLimits.concurrentJobs);
 	mergeHeard(batch, client);
 	releaseHold(context, batch);
+	// The batch's requests from other processes count here too (each worker has its own limiter).
+	client.runtime.limiter.learnSent(batchRequestTimes(batch));
 	// Callbacks that came unsigned are confirmed first (each frees a place, and a batch whose only
 	// running jobs wait for confirmation may wait in the process for them). Then the rows that free
 	// places wait for are made, before overdue jobs are looked up: where the windows are short, a
