@@ -53,8 +53,8 @@ export class RateLimiter {
 	}
 
 	/** How many more bulk requests the hour window takes by `atMs` (see RequestWindows.hourRoomBy). */
-	hourRoomBy(atMs: number, knownSent: readonly number[] = []): number {
-		return this.windows.hourRoomBy(atMs, knownSent);
+	hourRoomBy(atMs: number): number {
+		return this.windows.hourRoomBy(atMs);
 	}
 
 	/** Requests on the key that a shared record shows, at their times (see RequestWindows.learnSent). */

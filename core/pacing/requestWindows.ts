@@ -141,15 +141,14 @@ export class RequestWindows {
 	/**
 	 * How many more bulk requests the hour window takes by `atMs`, queued ones included: its room
 	 * now plus what leaves it by then. Over a span of minutes the minute window is never the bound.
-	 * `knownSent`: when requests on the key are known from a record other processes share (they may
-	 * include ours), the larger of that count and ours holds the window.
+	 * Requests known from a record other processes share count once learned (see learnSent).
 	 */
-	hourRoomBy(atMs: number, knownSent: readonly number[] = []): number {
+	hourRoomBy(atMs: number): number {
 		const now = this.clock.now();
 		this.prune(now);
 		const perHour = capacity(this.limits.requestsPerHour, 'bulk', this.urgentHourLog.length);
 		const inWindow = (at: number) => at > atMs - HOUR_MS - WINDOW_MARGIN_MS;
-		const stillIn = Math.max(this.hourLog.filter(inWindow).length, knownSent.filter(inWindow).length);
+		const stillIn = this.hourLog.filter(inWindow).length;
 		return Math.max(0, perHour - stillIn - this.waiters.length);
 	}
 

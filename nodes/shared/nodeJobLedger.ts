@@ -44,7 +44,7 @@ export function nodeJobRecords(context: IExecuteFunctions): Record<string, Store
 }
 
 /** Whether the entry names a job (not only a create sent without an answer). */
-function hasJob(entry: LedgerEntry | undefined): boolean {
+function hasJob(entry: LedgerEntry | undefined): entry is Extract<LedgerEntry, { jobId: string }> {
 	return entry !== undefined && 'jobId' in entry;
 }
 
@@ -60,12 +60,12 @@ export function bothLedgers(own: JobLedger, workflow: JobLedger, copyOwnJobs = f
 	return {
 		find(key) {
 			const mine = own.find(key);
-			if (mine && 'jobId' in mine) {
+			if (hasJob(mine)) {
 				if (copyOwnJobs && !hasJob(workflow.find(key))) workflow.note(key, mine);
 				return mine;
 			}
 			const theirs = workflow.find(key);
-			return theirs && 'jobId' in theirs ? theirs : (mine ?? theirs);
+			return hasJob(theirs) ? theirs : (mine ?? theirs);
 		},
 		note(key, entry) {
 			own.note(key, entry);
