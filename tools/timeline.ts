@@ -1,12 +1,16 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a command-line tool for contributors; never shipped */
 /**
- * `npx tsx tools/timeline.ts FILE`: reads a scaled check's timeline (written by the end-to-end
- * suite when E2E_TIMELINE_DIR is set, test/e2e/timeline.ts) and prints, per 5 minutes of the
- * sandbox's clock from the first create: the places in use, creates, lookups, the requests in the
- * sliding hour, and the callbacks' answers; then when the lookups came after their job's end and
- * how long accepted callbacks took. Where a batch's wall time goes, at a glance.
+ * `npx tsx tools/timeline.ts FILE [PLAN]`: reads a scaled check's timeline (written by the
+ * end-to-end suite when E2E_TIMELINE_DIR is set, test/e2e/timeline.ts) and prints, per 5 minutes of
+ * the sandbox's clock from the first create: the places in use, creates, lookups, the requests in
+ * the sliding hour, and the callbacks' answers; then when the lookups came after their job's end,
+ * how long accepted callbacks took, and the least time the key's plan (PLAN, `pro` unless given)
+ * allows these jobs with the windows sliding. Where a batch's wall time goes, at a glance.
  */
 import { readFileSync } from 'node:fs';
+import { physicalLimit } from '../bench/measure';
+import { slidingWindowFloorMs } from '../bench/slidingFloor';
+import { PLANS, type PlanName } from '../core/types';
 
 interface Timeline {
 	speed: number;
@@ -60,3 +64,16 @@ const quantile = (share: number) => delays[Math.floor(share * (delays.length - 1
 console.log(`jobs without an accepted callback: ${timeline.jobs.length - firstAccepted.size}; accepted callbacks, seconds after the job's end: median ${quantile(0.5)}, 90 % ${quantile(0.9)}, most ${quantile(1)}`);
 const lastCreate = Math.max(...creates.filter((entry) => typeof entry.status === 'number' && entry.status < 300).map(at));
 console.log(`last accepted create at ${minutes(lastCreate - start)} min; creates after the first hour: ${creates.filter((entry) => at(entry) - start > HOUR_MS).length}`);
+
+const planName = (process.argv[3] ?? 'pro') as PlanName;
+const plan = PLANS[planName];
+if (!plan) throw new Error(`unknown plan ${planName}: one of ${Object.keys(PLANS).join(', ')}`);
+const renders = [...timeline.jobs].sort((a, b) => a.createdAt - b.createdAt).map((job) => job.endsAt - job.createdAt);
+const oneHour = physicalLimit(renders, plan).limitMs;
+const floor = (lookups: 0 | 1) => {
+	const ms = slidingWindowFloorMs(renders, plan, lookups);
+	return `${minutes(ms)} min (${(ms / oneHour).toFixed(2)}× the checks' limit)`;
+};
+console.log(
+	`${planName}: the checks' limit (whole windows) ${minutes(oneHour)} min; with the windows sliding, no client ends sooner than ${floor(1)} with a lookup a job, ${floor(0)} with none; this batch ${minutes(timeline.endedAt - start)} min`,
+);
