@@ -159,8 +159,7 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 		if (waiting.length === 0) return failures;
 		const running = runningRows(batch);
 		const now = clock.now();
-		const scarce = requestsScarce(batch, client.runtime.limiter, now);
-		const elsewhere = running.filter((row) => row.by !== PROCESS_MARK && holdsPlaceElsewhere(row, scarce, now)).length;
+		const elsewhere = running.filter((row) => row.by !== PROCESS_MARK && holdsPlaceElsewhere(row, now)).length;
 		const spare = everyRow ? waiting.length : Math.max(0, client.freeJobSlots() - elsewhere);
 		// A binary source's batch is made whole in its first step (see parkForCallbacks), waiting if it must.
 		const room = everyRow ? waiting.length : requestRoom(batch, client, clock);
@@ -200,11 +199,11 @@ function nextLook(batch: ParkedBatch, nowMs: number, client: OmniVideoClient, cl
 	const scarce = requestsScarce(batch, client.runtime.limiter, nowMs);
 	const times = runningRows(batch).map((row) => lookAt(row, scarce));
 	// Rows wait: for the windows (then as soon as they take a request), or for a place that other work
-	// holds (then again after a short while; while overdue lookups are put off, when the first hold
-	// of the batch's jobs runs out, here or as counted for another process's).
+	// holds (then when the first hold of the batch's jobs runs out, here or as counted for another
+	// process's, and again after a short while at the latest).
 	if (batch.hold) times.push(batch.hold.at + HOLD_MS);
 	else if (batch.rows.some(waitsForPlace)) {
-		const holds = scarce ? [client.runtime.limiter.placeFreesAt() ?? Infinity, ...runningRows(batch).filter((row) => row.by !== PROCESS_MARK).map(placeFreeAt)] : [];
+		const holds = [client.runtime.limiter.placeFreesAt() ?? Infinity, ...runningRows(batch).filter((row) => row.by !== PROCESS_MARK).map(placeFreeAt)];
 		const freeing = holds.filter((at) => at > nowMs);
 		times.push(requestRoom(batch, client, clock) === 0 ? nowMs : Math.min(nowMs + 30_000, ...freeing));
 	}
