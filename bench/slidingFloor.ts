@@ -1,7 +1,5 @@
 import type { PlanLimits } from '../core/types';
-
-const MINUTE_MS = 60_000;
-const HOUR_MS = 3_600_000;
+import { RateWindows } from '../sandbox/rateLimits';
 
 /**
  * The least time a client that knew every job's render time in advance would need for a batch,
@@ -15,19 +13,8 @@ const HOUR_MS = 3_600_000;
  * later of the last request and the last job's end.
  */
 export function slidingWindowFloorMs(renderMs: number[], limits: PlanLimits, lookupsPerJob: 0 | 1): number {
-	const sent: number[] = [];
-	// The earliest moment from `at` at which both windows take one more request.
-	const roomFrom = (at: number): number => {
-		for (;;) {
-			const waits: number[] = [];
-			const inMinute = sent.length - firstAfter(sent, at - MINUTE_MS);
-			const inHour = sent.length - firstAfter(sent, at - HOUR_MS);
-			if (inMinute >= limits.requestsPerMinute) waits.push(sent[sent.length - limits.requestsPerMinute] + MINUTE_MS + 1);
-			if (inHour >= limits.requestsPerHour) waits.push(sent[sent.length - limits.requestsPerHour] + HOUR_MS + 1);
-			if (waits.length === 0) return at;
-			at = Math.max(...waits);
-		}
-	};
+	// The sandbox's own windows, so that the floor counts exactly what the sandbox refuses.
+	const windows = new RateWindows();
 	let now = 0;
 	let next = 0;
 	let running: number[] = [];
@@ -41,9 +28,9 @@ export function slidingWindowFloorMs(renderMs: number[], limits: PlanLimits, loo
 			now = Math.min(...running, ...toLook);
 			continue;
 		}
-		const turn = roomFrom(now);
-		if (turn > now) {
-			now = turn;
+		const turn = windows.take('floor', limits, now);
+		if (!turn.allowed) {
+			now = turn.retryAtMs;
 			continue;
 		}
 		if (canCreate) {
@@ -54,19 +41,11 @@ export function slidingWindowFloorMs(renderMs: number[], limits: PlanLimits, loo
 		} else {
 			toLook.splice(lookable, 1);
 		}
-		sent.push(now);
 	}
 	return Math.max(now, lastEnd);
 }
 
-/** The index of the first sorted time after `at` (binary search). */
-function firstAfter(sorted: number[], at: number): number {
-	let low = 0;
-	let high = sorted.length;
-	while (low < high) {
-		const middle = (low + high) >> 1;
-		if (sorted[middle] <= at) low = middle + 1;
-		else high = middle;
-	}
-	return low;
+/** A batch's render times in the order its jobs were made: what physicalLimit and slidingWindowFloorMs take. */
+export function rendersInCreationOrder(jobs: ReadonlyArray<{ createdAt: number; endsAt: number }>): number[] {
+	return [...jobs].sort((a, b) => a.createdAt - b.createdAt).map((job) => job.endsAt - job.createdAt);
 }

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { physicalLimit } from '../bench/measure';
-import { slidingWindowFloorMs } from '../bench/slidingFloor';
+import { rendersInCreationOrder, slidingWindowFloorMs } from '../bench/slidingFloor';
 import { PLANS, type PlanName } from '../core/types';
 
 interface Timeline {
@@ -68,7 +68,7 @@ console.log(`last accepted create at ${minutes(lastCreate - start)} min; creates
 const planName = (process.argv[3] ?? 'pro') as PlanName;
 const plan = PLANS[planName];
 if (!plan) throw new Error(`unknown plan ${planName}: one of ${Object.keys(PLANS).join(', ')}`);
-const renders = [...timeline.jobs].sort((a, b) => a.createdAt - b.createdAt).map((job) => job.endsAt - job.createdAt);
+const renders = rendersInCreationOrder(timeline.jobs);
 const oneHour = physicalLimit(renders, plan).limitMs;
 const floor = (lookups: 0 | 1) => {
 	const ms = slidingWindowFloorMs(renders, plan, lookups);

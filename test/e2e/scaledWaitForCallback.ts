@@ -12,7 +12,7 @@
  * once and no create may be sent to find a job).
  */
 import { PLANS, type PlanName } from '../../core/types';
-import { slidingWindowFloorMs } from '../../bench/slidingFloor';
+import { rendersInCreationOrder, slidingWindowFloorMs } from '../../bench/slidingFloor';
 import { typicalRenderSeconds } from '../../sandbox/renderTimes';
 import { check, createActiveWorkflow, credentialOnOwnKey, errorOf, executionWith, outputOf, postRows, seconds, type Context } from './context';
 import type { Execution } from './n8nServer';
@@ -93,7 +93,7 @@ async function run(layout: ScaledLayout, context: Context, options: ScaledWaitOp
 	const wallMs = finished ? Date.parse(finished.stoppedAt ?? '') - firstCreate : undefined;
 	const ratio = wallMs !== undefined && figures.limitMs > 0 ? wallMs / figures.limitMs : undefined;
 	// The least time with the windows sliding as the sandbox keeps them, a lookup a job where callbacks come unsigned.
-	const floorMs = slidingWindowFloorMs([...jobs].sort((a, b) => a.createdAt - b.createdAt).map((job) => job.endsAt - job.createdAt), PLANS[plan], signed ? 0 : 1) / speed;
+	const floorMs = slidingWindowFloorMs(rendersInCreationOrder(jobs), PLANS[plan], signed ? 0 : 1) / speed;
 	const floor = wallMs !== undefined && floorMs > 0 ? ` (no client ends before ${seconds(floorMs)} with the windows sliding: ${(wallMs / floorMs).toFixed(2)}× that)` : '';
 	const wall = wallMs !== undefined && ratio !== undefined ? `, ${seconds(wallMs)} from the first create to the end = ${ratio.toFixed(2)}× the plan's limit (${seconds(figures.limitMs)})${floor}` : '';
 	const ended = finished ? `execution ${finished.id} ${finished.status}, ${done} of ${rows} items done${wall}` : `execution ${parked.id} still ${parked.status === 'waiting' ? 'waiting' : parked.status} after ${seconds(waitedMs)} (past the batch's typical limit): ${jobs.length} jobs made`;
