@@ -22,6 +22,9 @@ const URGENT_RESERVE_SHARE = 0.1;
  * urgent requests of the last window, at most a tenth of it. A process that confirms no callbacks
  * (n8n's Wait for Callback verifies signed ones and confirms the others in its next step, as bulk)
  * keeps one request back, not a tenth: a Premium batch of 500 creates fits one hour's 500.
+ * That one request of the hour also keeps n8n's workers, which learn each other's requests only at
+ * a step's start, from racing for the hour's last request: without it (measured, 500 items on
+ * Premium, strictest reading) they did, with 5 and 39 requests refused 429 and one 20-minute stall.
  */
 export type RequestPriority = 'urgent' | 'bulk';
 
