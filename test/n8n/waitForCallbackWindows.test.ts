@@ -93,20 +93,53 @@ it('with nothing of the batch running, waits in the step for a window that frees
 	}
 }, 60_000);
 
-it("a create the service refuses 429 in a step (its hour spent by other work) leaves its row waiting for a later step: the run neither fails nor blocks, every row ends done", async () => {
-	// The service's hour takes 3 requests; the node is told 100, as when other processes or
-	// workflows share the key: the fourth create is refused with an hour's Retry-After.
+/** A sandbox of its own whose key takes `serviceHour` requests an hour, and an n8n told `nodeHour`. */
+async function hourLimited({ speed, serviceHour, nodeHour }: { speed: number; serviceHour: number; nodeHour: number }) {
 	const service = await startSandbox({
 		port: 0,
-		speed: 200,
+		speed,
 		insecureCallbacks: true,
 		clientClock: 'sandbox',
-		accounts: [{ id: 'acct_hour', plan: { requestsPerMinute: 60, requestsPerHour: 3, concurrentJobs: 5 }, balance: 100_000 }],
+		accounts: [{ id: 'acct_hour', plan: { requestsPerMinute: 60, requestsPerHour: serviceHour, concurrentJobs: 5 }, balance: 100_000 }],
 		keys: [{ key: 'omni_test_hour', account: 'acct_hour' }],
 	});
 	const one = await N8nTestInstance.start({
-		omniVideoApi: { apiKey: 'omni_test_hour', baseUrl: service.url, plan: 'custom', requestsPerMinute: 60, requestsPerHour: 100, concurrentJobs: 5, webhookSecret: service.webhookSecret },
+		omniVideoApi: { apiKey: 'omni_test_hour', baseUrl: service.url, plan: 'custom', requestsPerMinute: 60, requestsPerHour: nodeHour, concurrentJobs: 5, webhookSecret: service.webhookSecret },
 	});
+	return { service, one };
+}
+
+it('a batch with nothing running, held back by the hour for longer than n8n’s wait tracker may be late, asks to be woken before the hour has room and makes its row when it does', async () => {
+	// The hour takes four requests, bulk work three (one is kept back): the fourth row waits for the
+	// first create to leave the hour, 90 s real at 40x, while no job runs and no callback can come.
+	const { service, one } = await hourLimited({ speed: 40, serviceHour: 4, nodeHour: 4 });
+	try {
+		// n8n's wait tracker polls once a minute: a pause until the hour's room would end up to a minute (40 of the sandbox's) late.
+		one.waitTracker = { on: true, lateMs: 60_000 };
+		const prompts = Array.from({ length: 4 }, (_, i) => `Quiet hour clip ${i}`);
+		const execution = await one.execute(workflowOf([callbackGenerateNode({ callbackTimeoutMinutes: 300 })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));
+		expect(execution.status).toBe('waiting');
+		const ours = () => [...service.jobs.all.values()].filter((job) => prompts.includes(job.body.prompt));
+		expect(ours()).toHaveLength(3);
+		const run = await finishedWithin(execution, 150_000);
+		expect(outputOf(run, 'Generate').map((item) => item.json.status)).toEqual(Array(4).fill('done'));
+		const made = ours().map((job) => job.createdAt).sort((a, b) => a - b);
+		expect(made).toHaveLength(4);
+		// Made when the hour had room (an hour after the first create), not when the tracker got round
+		// to it (40 minutes of the sandbox's later). The service refused nothing.
+		expect(service.journal.filter((entry) => entry.status === 429)).toHaveLength(0);
+		expect(made[3] - made[0]).toBeGreaterThan(3_600_000 - 60_000);
+		expect(made[3] - made[0]).toBeLessThan(3_600_000 + 5 * 60_000);
+	} finally {
+		await one.stop();
+		await service.close();
+	}
+}, 200_000);
+
+it("a create the service refuses 429 in a step (its hour spent by other work) leaves its row waiting for a later step: the run neither fails nor blocks, every row ends done", async () => {
+	// The service's hour takes 3 requests; the node is told 100, as when other processes or
+	// workflows share the key: the fourth create is refused with an hour's Retry-After.
+	const { service, one } = await hourLimited({ speed: 200, serviceHour: 3, nodeHour: 100 });
 	try {
 		const prompts = Array.from({ length: 4 }, (_, i) => `Hour spent clip ${i}`);
 		const execution = await one.execute(workflowOf([callbackGenerateNode({ callbackTimeoutMinutes: 180 })], {}), 'Generate', itemsOf(...prompts.map((prompt) => ({ prompt }))));

@@ -33,6 +33,15 @@ const STEP_TURN_MS = 2_000;
 const QUIET_TURN_REAL_MS = 65_000;
 
 /**
+ * How much sooner than the windows' turn a quiet batch asks to be woken (real ms), so that n8n's
+ * wait tracker, which polls once a minute and may wake it up to that late, wakes it before the
+ * turn, and the step waits the rest in the process (within QUIET_TURN_REAL_MS). Measured in queue
+ * mode, 500 items on Premium: a batch parked at minute 40 for the hour's room at minute 60 was
+ * woken up to 10 minutes (of the sandbox's; a minute real) after it, 1.18x the plan's limit.
+ */
+const EARLY_PARK_REAL_MS = 62_000;
+
+/**
  * Whether no callback of the batch is expected soon: nothing runs, or each running job's callback
  * came (unsigned, to confirm) or is late (see callbackLate), for a step with a row to make or with
  * every row made. A create is worth the wait: measured in queue mode, 500 items on Premium, a step
@@ -256,5 +265,16 @@ export async function stepBatch(
 		storeBatch(context, undefined);
 		return { output: [await batchItems(context, batch, resumeUrl)] };
 	}
-	return await park(context, batch, resumeUrl, clock.realDate(nextLook(batch, now, client, clock)).getTime());
+	return await park(context, batch, resumeUrl, clock.realDate(parkUntil(batch, now, client, clock)).getTime());
+}
+
+/**
+ * When the batch parks till: nextLook; or, where only the windows hold a quiet batch back (see
+ * isQuiet), EARLY_PARK_REAL_MS before their turn, which the woken step then waits for itself.
+ */
+function parkUntil(batch: ParkedBatch, nowMs: number, client: OmniVideoClient, clock: HostClock): number {
+	const at = nextLook(batch, nowMs, client, clock);
+	const early = EARLY_PARK_REAL_MS / clock.realMs(1);
+	const windowsBind = at === client.runtime.limiter.nextRequestAt();
+	return windowsBind && at - nowMs > early && isQuiet(batch, nowMs, true) ? at - early : at;
 }
