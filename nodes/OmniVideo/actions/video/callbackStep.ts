@@ -33,11 +33,13 @@ const STEP_TURN_MS = 2_000;
 const QUIET_TURN_REAL_MS = 65_000;
 
 /**
- * How much sooner than the windows' turn a quiet batch asks to be woken (real ms), so that n8n's
- * wait tracker, which polls once a minute and may wake it up to that late, wakes it before the
- * turn, and the step waits the rest in the process (within QUIET_TURN_REAL_MS). Measured in queue
- * mode, 500 items on Premium: a batch parked at minute 40 for the hour's room at minute 60 was
- * woken up to 10 minutes (of the sandbox's; a minute real) after it, 1.18x the plan's limit.
+ * How much sooner than the windows' turn a batch with nothing running asks to be woken (real ms),
+ * so that n8n's wait tracker, which polls once a minute and may wake it up to that late, wakes it
+ * before the turn, and the step waits the rest in the process (within QUIET_TURN_REAL_MS): no
+ * callback can come meanwhile. Not while jobs run, even late ones: on the documented service a
+ * late job's callback is tried again, and n8n answers it 409 while a step waits (measured in queue
+ * mode, 500 items on Premium at 10x: 19 such tries refused in the minute before the hour had room,
+ * and their jobs looked up after it, paced by the hour).
  */
 const EARLY_PARK_REAL_MS = 62_000;
 
@@ -269,12 +271,12 @@ export async function stepBatch(
 }
 
 /**
- * When the batch parks till: nextLook; or, where only the windows hold a quiet batch back (see
- * isQuiet), EARLY_PARK_REAL_MS before their turn, which the woken step then waits for itself.
+ * When the batch parks till: nextLook; or, where only the windows hold back a batch with nothing
+ * running, EARLY_PARK_REAL_MS before their turn, which the woken step then waits for itself.
  */
 function parkUntil(batch: ParkedBatch, nowMs: number, client: OmniVideoClient, clock: HostClock): number {
 	const at = nextLook(batch, nowMs, client, clock);
 	const early = EARLY_PARK_REAL_MS / clock.realMs(1);
 	const windowsBind = at === client.runtime.limiter.nextRequestAt();
-	return windowsBind && at - nowMs > early && isQuiet(batch, nowMs, true) ? at - early : at;
+	return windowsBind && at - nowMs > early && runningRows(batch).length === 0 ? at - early : at;
 }
