@@ -148,7 +148,9 @@ export class JobSlots {
 					`All ${this.limit} of the plan's jobs at once are still rendering`,
 				);
 			}
-			if (options.lookUp && (await lookUpOverdue(this.held, now, options.lookUp))) continue;
+			// Only a job's end brings a full plan's place sooner; a wait for a probe's answer (places
+			// free) ends within a request's time anyway, and the lookup would spend one of the hour's.
+			if (options.lookUp && this.placesFull() && (await lookUpOverdue(this.held, now, options.lookUp))) continue;
 			// A job seen ended wakes this caller; by itself a place frees only when a pause ends or a
 			// hold runs out, not at a job's expected end. Look again then, or at the recheck pace:
 			// never every millisecond while a job is past its expected end.
@@ -181,12 +183,17 @@ export class JobSlots {
 		};
 	}
 
+	/** Whether every place of the plan is held, here or by others. */
+	private placesFull(): boolean {
+		return this.held.size + this.others.count >= this.limit;
+	}
+
 	/** When a place is expected to be free: now, or when the first running job should end. */
 	private freeAt(now: number): number {
 		// A probe's answer comes within a request's time: the next one waits for it.
 		if (this.probeUntilMs > now && this.others.probing(this.held.size)) return Math.max(now + 1, this.blockedUntilMs);
 		const at = Math.max(now, this.blockedUntilMs);
-		if (this.held.size + this.others.count < this.limit) return at;
+		if (!this.placesFull()) return at;
 		let firstEnd = this.others.firstFreeAt();
 		for (const place of this.held) firstEnd = Math.min(firstEnd, Math.max(place.expectedDoneAtMs, now + 1));
 		return Math.max(at, firstEnd);

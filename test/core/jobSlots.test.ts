@@ -42,6 +42,22 @@ describe('job slots held by jobs nobody here watches', () => {
 		expect(refused429(sandbox)).toHaveLength(0);
 	});
 
+	it('spends no lookup while a create waits only for the answer to the one before it, its place free', async () => {
+		// The process knows one place is its own (its Don't Wait job); the plan has three. The next
+		// create reaches past it (a probe): the create after it waits for that answer, a request's time.
+		// Looking the overdue job up then cannot bring a place sooner, and spends a request of the
+		// hour: seen on real n8n in queue mode, 2 to 4 such lookups of a 500-item Wait for Callback
+		// batch, each putting one of its creates past the hour's end.
+		const { time, sandbox, sent, client } = await coreSandbox({ limits: { ...ONE_AT_A_TIME, concurrentJobs: 3 } });
+		await time.run(client.generateVideo({ prompt: 'earlier', ...SMALL }));
+		// Past its expected end (30 s), still holding its place here (nobody watches it).
+		await time.advance(40_000);
+		await time.run(Promise.all([client.generateVideo({ prompt: 'probe', ...SMALL }), client.generateVideo({ prompt: 'after the probe', ...SMALL })]));
+		expect(sent.creates()).toHaveLength(3);
+		expect(sent.lookups()).toHaveLength(0);
+		expect(refused429(sandbox)).toHaveLength(0);
+	});
+
 	it('counts a polled job as watched once its poller starts, though it was created unwatched', async () => {
 		const { time, sent, client } = await coreSandbox({ limits: ONE_AT_A_TIME });
 		const first = await time.run(client.generateVideo({ prompt: 'polled', ...SMALL }));
