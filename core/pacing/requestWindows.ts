@@ -2,6 +2,7 @@ import type { AbortSignalLike, Clock, Sleep } from '../http/transport';
 import type { PlanLimits } from '../types';
 import { cancelledError } from '../http/cancellation';
 import { RateLimitError } from '../errors/errors';
+import { countsAtLeast, mergedLog, withoutEach } from './requestLog';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -54,6 +55,8 @@ export class RequestWindows {
 	/** The urgent requests among them (their reserve follows these). */
 	private urgentMinuteLog: number[] = [];
 	private urgentHourLog: number[] = [];
+	/** The entries of hourLog that stand for others' requests the headers told of (see countOthers). */
+	private othersHourLog: number[] = [];
 	private blockedUntilMs = 0;
 	private waiters: Waiter[] = [];
 	private seq = 0;
@@ -114,6 +117,7 @@ export class RequestWindows {
 		this.prune(now);
 		const log = window === 'hour' ? this.hourLog : this.minuteLog;
 		for (let i = 0; i < count; i++) log.push(now);
+		if (window === 'hour') for (let i = 0; i < count; i++) this.othersHourLog.push(now);
 	}
 
 	/**
@@ -127,7 +131,14 @@ export class RequestWindows {
 		this.prune(now);
 		const within = (windowMs: number) => times.filter((at) => at > now - windowMs - WINDOW_MARGIN_MS && at <= now);
 		this.minuteLog = countsAtLeast(this.minuteLog, within(MINUTE_MS));
-		this.hourLog = countsAtLeast(this.hourLog, within(HOUR_MS));
+		// Others' requests counted as if sent when the headers told of them stay in the hour for an
+		// hour from then. Those the record now shows count at its (earlier) times instead: seen in
+		// queue mode, 9 of the other worker's requests counted so at the hour's end held this worker's
+		// first request after it back 0.6 minutes (of 60).
+		const counted = this.hourLog.length;
+		const known = countsAtLeast(withoutEach(this.hourLog, this.othersHourLog), within(HOUR_MS));
+		this.othersHourLog = this.othersHourLog.slice(this.othersHourLog.length - Math.max(0, counted - known.length));
+		this.hourLog = mergedLog(known, this.othersHourLog);
 	}
 
 	/**
@@ -257,19 +268,8 @@ export class RequestWindows {
 		const minuteStart = now - MINUTE_MS - WINDOW_MARGIN_MS;
 		const hourStart = now - HOUR_MS - WINDOW_MARGIN_MS;
 		for (const log of [this.minuteLog, this.urgentMinuteLog]) while (log.length > 0 && log[0] <= minuteStart) log.shift();
-		for (const log of [this.hourLog, this.urgentHourLog]) while (log.length > 0 && log[0] <= hourStart) log.shift();
+		for (const log of [this.hourLog, this.urgentHourLog, this.othersHourLog]) while (log.length > 0 && log[0] <= hourStart) log.shift();
 	}
-}
-
-/**
- * A log (ascending) that has, after any moment, as many entries as the larger of `a` and `b` has:
- * the i-th latest entry is the later of theirs.
- */
-function countsAtLeast(a: readonly number[], b: readonly number[]): number[] {
-	const latestFirst = (log: readonly number[]) => [...log].sort((x, y) => y - x);
-	const [x, y] = [latestFirst(a), latestFirst(b)];
-	const merged = Array.from({ length: Math.max(x.length, y.length) }, (_, i) => Math.max(x[i] ?? -Infinity, y[i] ?? -Infinity));
-	return merged.reverse();
 }
 
 function rank(priority: RequestPriority): number {

@@ -135,4 +135,28 @@ describe('requests another process sent on the key, known from a shared record',
 		// The minute holds our 20 and the record's latest 4 besides: 24 of 30.
 		expect(limiter.snapshot().lastMinute).toBe(24);
 	});
+
+	it('counts another process’s requests the headers told of at the record’s times once the record shows them, not as sent when told', async () => {
+		const time = new VirtualTime();
+		const limiter = new RateLimiter(PLANS.pro, time.clock, time.sleep);
+		const now = time.clock.now();
+		// Another process sent 190 requests over the last 50 minutes; we send 10 now, and the headers say the hour is full.
+		const theirs = Array.from({ length: 190 }, (_, i) => now - 50 * MINUTE + i * 15_000);
+		const ours: number[] = [];
+		for (let i = 0; i < 10; i++) {
+			ours.push(time.clock.now());
+			await time.run(limiter.acquireRequest());
+		}
+		limiter.observeHeaders({ 'x-ratelimit-limit': '200', 'x-ratelimit-remaining': '0' });
+		expect(limiter.snapshot().lastHour).toBe(200);
+		// Told of now, they hold the hour full for an hour; a record that does not show them (another workflow's) changes nothing.
+		limiter.learnSent(ours);
+		expect(limiter.nextRequestAt()).toBeGreaterThanOrEqual(now + 60 * MINUTE);
+		// The shared record shows them: the hour has room as the first of them leave it, 10 minutes on.
+		limiter.learnSent([...theirs, ...ours]);
+		limiter.learnSent([...theirs, ...ours]);
+		expect(limiter.snapshot().lastHour).toBe(200);
+		expect(limiter.nextRequestAt()).toBeGreaterThanOrEqual(now + 10 * MINUTE);
+		expect(limiter.nextRequestAt()).toBeLessThan(now + 11 * MINUTE);
+	});
 });
