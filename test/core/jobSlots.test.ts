@@ -46,8 +46,8 @@ describe('job slots held by jobs nobody here watches', () => {
 		// The process knows one place is its own (its Don't Wait job); the plan has three. The next
 		// create reaches past it (a probe): the create after it waits for that answer, a request's time.
 		// Looking the overdue job up then cannot bring a place sooner, and spends a request of the
-		// hour: seen on real n8n in queue mode, 2 to 4 such lookups of a 500-item Wait for Callback
-		// batch, each putting one of its creates past the hour's end.
+		// hour: on real n8n in queue mode, waiting creates sent 2 to 4 lookups in the first hour of a
+		// 500-item Wait for Callback batch, each putting one of its creates past the hour's end.
 		const { time, sandbox, sent, client } = await coreSandbox({ limits: { ...ONE_AT_A_TIME, concurrentJobs: 3 } });
 		await time.run(client.generateVideo({ prompt: 'earlier', ...SMALL }));
 		// Past its expected end (30 s), still holding its place here (nobody watches it).
