@@ -39,6 +39,13 @@ export interface GenerateVideoOptions {
 	 */
 	watched?: boolean;
 	/**
+	 * Whether the create, kept waiting for a place, looks up the most overdue job nobody here
+	 * watches (default true: a Don't Wait job of an earlier run may have ended). False where the
+	 * caller schedules those lookups itself and the hour's requests must go to creates first (a
+	 * Wait for Callback batch while the hour holds back its rows): each such lookup puts a create off.
+	 */
+	lookUpWhileWaiting?: boolean;
+	/**
 	 * When the service answers with the job an earlier create with the same key made (a retried
 	 * run asking again), that job is looked up and returned as it is now, unless it should be made
 	 * again: `retryFailed`, a job that failed; `maxAgeMs`, a job created longer ago than this. Then
@@ -197,7 +204,7 @@ async function createOnce(
 			idempotencyKey,
 			signal: options.signal,
 			deadlineAtMs: options.deadlineAtMs,
-			lookUp: (jobId) => lookUpJob(runtime, jobId, options),
+			lookUp: options.lookUpWhileWaiting === false ? undefined : (jobId) => lookUpJob(runtime, jobId, options),
 		});
 		let created = false;
 		try {

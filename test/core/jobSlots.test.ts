@@ -42,6 +42,21 @@ describe('job slots held by jobs nobody here watches', () => {
 		expect(refused429(sandbox)).toHaveLength(0);
 	});
 
+	it('looks nothing up while waiting when its caller schedules the lookups itself: the create waits out the hold', async () => {
+		// A Wait for Callback batch whose rows the hour holds back: each lookup puts a create off.
+		// Measured on real n8n in queue mode (500 items on Premium): creates waiting in a step sent 3
+		// lookups in the first hour, 27 to 36 s before their jobs ended; 2 creates went past its end.
+		const { time, sandbox, sent, client } = await coreSandbox({ limits: ONE_AT_A_TIME });
+		const first = await time.run(client.generateVideo({ prompt: 'first', ...SMALL }));
+		await time.run(client.generateVideo({ prompt: 'second', ...SMALL }, { lookUpWhileWaiting: false }));
+		const [firstCreate, secondCreate] = sent.creates();
+		expect(sent.lookups()).toHaveLength(0);
+		// The first job's hold: as long as a job of its size can take (95 s).
+		expect(secondCreate.at - firstCreate.at).toBeGreaterThanOrEqual(95_000);
+		expect(sandbox.jobs.all.get(first.job.id)!.endsAt).toBeLessThan(secondCreate.at);
+		expect(refused429(sandbox)).toHaveLength(0);
+	});
+
 	it('spends no lookup while a create waits only for the answer to the one before it, its place free', async () => {
 		// The process knows one place is its own (its Don't Wait job); the plan has three. The next
 		// create reaches past it (a probe): the create after it waits for that answer, a request's time.

@@ -51,6 +51,14 @@ it("puts an overdue job's lookup off until every row is made while the hour hold
 	expect(lookAt(row, false)).toBe(overdueAt(row));
 });
 
+it('counts the hour as scarce when it takes exactly the rows still to make: one lookup would put the last of them off', async () => {
+	const { time, limiter } = await limiterAfter(PLANS.premium, 10);
+	const now = time.clock.now();
+	// 489 requests left in the hour (see above), 489 rows to make.
+	expect(requestsScarce(batchOf(10, 489, now), limiter, now)).toBe(true);
+	expect(requestsScarce(batchOf(10, 488, now), limiter, now)).toBe(false);
+});
+
 it("counts the hour from the batch's own rows too: requests other processes sent for it, which this process's limiter never saw", async () => {
 	// Queue mode: this worker sent nothing; other processes made 300 rows of the batch, 290 of them
 	// ended and looked up once, 20 minutes ago and since. 200 rows are still to make on Premium.

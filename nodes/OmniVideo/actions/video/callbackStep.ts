@@ -177,12 +177,15 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 		const take = Math.min(waiting.length, room, spare > 0 ? spare : running.length === 0 ? 1 : 0);
 		if (take === 0) return failures;
 		let refused = false;
+		// While the hour holds the rows back, a create kept waiting for a place looks nothing up:
+		// the batch's own schedule (lookAt) keeps the hour's requests for creates.
+		const lookUpWhileWaiting = !requestsScarce(batch, client.runtime.limiter, now);
 		await Promise.all(
 			waiting.slice(0, take).map(async ({ row, index }) => {
 				const plan = row.plan!;
 				const sentAt = clock.now();
 				try {
-					const { created } = await sendPlanned.call(context, client, plan, false, { callbackUrl: callbackUrlOf(resumeUrl, index), retryBudgetMs });
+					const { created } = await sendPlanned.call(context, client, plan, false, { callbackUrl: callbackUrlOf(resumeUrl, index), retryBudgetMs, lookUpWhileWaiting });
 					Object.assign(row, { job: created.job.id, endAt: sentAt + created.expectedMs, renderMs: created.expectedMs, by: PROCESS_MARK, plan: undefined });
 					// An earlier run's job, found again in our records, may have ended already.
 					if (isTerminal(created.job)) ended(batch, created.job, client);

@@ -85,7 +85,7 @@ export function planKey(plan: ItemJobPlan): string {
 export async function sendItemJob(
 	client: OmniVideoClient,
 	plan: ItemJobPlan,
-	options: { signal?: AbortSignal; allowInsecureLoopbackCallback: boolean; watched: boolean; callbackUrl?: string; ledger?: JobLedger; retryBudgetMs?: number },
+	options: { signal?: AbortSignal; allowInsecureLoopbackCallback: boolean; watched: boolean; callbackUrl?: string; ledger?: JobLedger; retryBudgetMs?: number; lookUpWhileWaiting?: boolean },
 ): Promise<{ created: GeneratedJob; extra: IDataObject }> {
 	const created = await client.generateVideo(
 		{ ...plan.input, callbackUrl: options.callbackUrl ?? plan.input.callbackUrl },
@@ -98,6 +98,7 @@ export async function sendItemJob(
 			watched: options.watched,
 			ledger: options.ledger,
 			retryBudgetMs: options.retryBudgetMs,
+			lookUpWhileWaiting: options.lookUpWhileWaiting,
 		},
 	);
 	const extra: IDataObject = { mode: created.mode, idempotencyKey: created.idempotencyKey, submittedAt: new Date().toISOString() };
@@ -137,7 +138,7 @@ export async function sendPlanned(
 	client: OmniVideoClient,
 	plan: ItemJobPlan,
 	watchedOverride?: boolean,
-	row?: { callbackUrl: string; retryBudgetMs?: number },
+	row?: { callbackUrl: string; retryBudgetMs?: number; lookUpWhileWaiting?: boolean },
 ): Promise<{ created: GeneratedJob; extra: IDataObject }> {
 	if (plan.binaryPropertyName !== undefined) {
 		const uploaded = await uploadFromBinary.call(this, client, plan.itemIndex, plan.binaryPropertyName);
@@ -151,6 +152,7 @@ export async function sendPlanned(
 		watched: watchedOverride ?? (this.getNodeParameter('waitMode', 0) === 'poll' || isToolExecution(this)),
 		callbackUrl: row?.callbackUrl,
 		retryBudgetMs: row?.retryBudgetMs,
+		lookUpWhileWaiting: row?.lookUpWhileWaiting,
 		ledger: ledgerFor(this, plan, row !== undefined),
 	});
 }

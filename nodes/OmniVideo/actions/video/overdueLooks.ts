@@ -46,7 +46,7 @@ export function batchRequestTimes(batch: ParkedBatch): number[] {
 /**
  * Whether the plan's hour window holds back the rows still to make more than its places do: by
  * the time the places would let every row be made (at the running jobs' mean render time), the hour
- * takes fewer requests than there are rows, by this process's limiter (which has learned the
+ * takes no more requests than there are rows, by this process's limiter (which has learned the
  * batch's own requests: stepBatch).
  * Then every lookup puts a create off.
  */
@@ -56,7 +56,8 @@ export function requestsScarce(batch: ParkedBatch, limiter: Limiter, nowMs: numb
 	const running = runningRows(batch);
 	const renderMs = running.reduce((sum, row) => sum + (row.renderMs ?? 0), 0) / Math.max(1, running.length);
 	const placesNeedMs = (waiting / Math.max(1, limiter.currentLimits.concurrentJobs)) * renderMs;
-	return limiter.hourRoomBy(nowMs + placesNeedMs) < waiting;
+	// Room for exactly the rows left: one lookup already puts the last of them off.
+	return limiter.hourRoomBy(nowMs + placesNeedMs) <= waiting;
 }
 
 /**
