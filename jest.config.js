@@ -9,5 +9,7 @@ module.exports = {
   },
   // The n8n engine tests load the built package, the Activepieces tests the built piece: each is built first when missing or stale.
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
+  // Removes the run's temporary folder, which globalSetup makes.
+  globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
   testTimeout: 30000,
 };

@@ -1,7 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test harness, never shipped */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { RUN_FOLDER_VARIABLE } from './runFolder';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -24,6 +26,9 @@ function buildIfStale(marker: string, sources: string[], build: () => void): voi
  * `npm test` on a fresh clone tests what the builds make.
  */
 export default function buildPackagesIfStale(): void {
+	// Test workers inherit this environment: their temporary folders go under one folder that
+	// globalTeardown removes, since a worker's own exit handlers do not run when Jest stops it.
+	process.env[RUN_FOLDER_VARIABLE] = mkdtempSync(join(tmpdir(), 'omni-video-jest-'));
 	buildIfStale(join(ROOT, 'dist', 'nodes', 'OmniVideo', 'OmniVideo.node.js'), ['core', 'credentials', 'nodes', 'icons', 'package.json'], () =>
 		execFileSync(join(ROOT, 'node_modules', '.bin', 'n8n-node'), ['build'], { cwd: ROOT, stdio: 'ignore' }),
 	);
