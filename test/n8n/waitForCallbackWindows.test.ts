@@ -1,4 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
+import type { IRun } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { N8nTestInstance } from '../support/n8n/instance';
 import { finishedWithin } from '../support/n8n/finishedWithin';
@@ -178,6 +179,12 @@ afterAll(async () => {
  * An n8n that only the callbacks a test delivers reach (the sandbox's go nowhere), whose wait
  * tracker is a minute late, as n8n's may be: a step that parks is not woken within the test.
  */
+/** The rows of the batch a parked run keeps (the node's context, as n8n stores it). */
+function parkedRows(run: IRun): Array<{ job?: string; endAt?: number; renderMs?: number }> {
+	const context = run.data.executionData?.contextData['node:Generate'] as { omniVideoBatch?: { rows: Array<{ job?: string; endAt?: number; renderMs?: number }> } } | undefined;
+	return context?.omniVideoBatch?.rows ?? [];
+}
+
 async function quietN8n(limits: Partial<typeof NARROW>, apiKey = slow.keys.pro) {
 	const quiet = await N8nTestInstance.start({ omniVideoApi: { apiKey, baseUrl: slow.url, ...NARROW, ...limits, webhookSecret: slow.webhookSecret } }, { webhookUrl: 'http://127.0.0.1:9' });
 	quiet.waitTracker = { on: true, lateMs: 60_000 };
@@ -240,6 +247,29 @@ it('with only overdue jobs running (their callbacks late or lost), waits in the 
 		expect(third!.createdAt - firstCreate).toBeLessThan(5 * 60_000);
 		// The late job's callback comes after all, and the third's: every row ends done.
 		await finish([late, third!], [late.id]);
+	} finally {
+		await quiet.stop();
+	}
+}, 60_000);
+
+it('a create that waited in the step for the window counts from when the service took it: its job is not looked up as overdue while it renders', async () => {
+	const quiet = await quietN8n({});
+	try {
+		const prompts = ['Waited create clip 1 [sandbox:job-fails-timeout]', 'Waited create clip 2', 'Waited create clip 3'];
+		const { execution, ours, deliver, until, finish } = await quietBatch(quiet, prompts);
+		const first = ours();
+		const [late, heard] = first;
+		await until(() => heard.endsAt <= slow.clock.now());
+		expect((await deliver(heard.id)).status).toBe(200);
+		// The step that callback wakes waits for the minute's room (tens of seconds of the sandbox's), then makes the third row.
+		await until(() => ours().length === 3 && execution.status === 'waiting');
+		const third = ours().find((job) => !first.includes(job))!;
+		const rows = parkedRows(execution.run!);
+		const row = rows.find((candidate) => candidate.job === third.id)!;
+		// The batch counts the create (its request, its job's expected end) from its answer, not from
+		// when the step began to wait: counted early, its job was overdue before it began to render.
+		expect(row.endAt! - row.renderMs!).toBeGreaterThanOrEqual(third.createdAt);
+		await finish([late, third], [late.id]);
 	} finally {
 		await quiet.stop();
 	}

@@ -186,7 +186,11 @@ async function makeRows(context: IExecuteFunctions, batch: ParkedBatch, client: 
 				const sentAt = clock.now();
 				try {
 					const { created } = await sendPlanned.call(context, client, plan, false, { callbackUrl: callbackUrlOf(resumeUrl, index), retryBudgetMs, lookUpWhileWaiting });
-					Object.assign(row, { job: created.job.id, endAt: sentAt + created.expectedMs, renderMs: created.expectedMs, by: PROCESS_MARK, plan: undefined });
+					// Counted from its answer: the create may have waited for the windows or a place first
+					// (a quiet batch's step waits up to QUIET_TURN_REAL_MS), and its row's expected end and
+					// the request other processes count (batchRequestTimes) follow from this moment.
+					const answeredAt = clock.now();
+					Object.assign(row, { job: created.job.id, endAt: answeredAt + created.expectedMs, renderMs: created.expectedMs, by: PROCESS_MARK, plan: undefined });
 					// An earlier run's job, found again in our records, may have ended already.
 					if (isTerminal(created.job)) ended(batch, created.job, client);
 				} catch (error) {
