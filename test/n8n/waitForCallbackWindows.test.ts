@@ -1,6 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
 import type { IRun } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../sandbox';
+import type { BatchRow, ParkedBatch } from '../../nodes/OmniVideo/actions/video/callbackBatch';
 import { N8nTestInstance } from '../support/n8n/instance';
 import { finishedWithin } from '../support/n8n/finishedWithin';
 import { workflowOf } from '../support/n8n/engine';
@@ -179,16 +180,16 @@ afterAll(async () => {
  * An n8n that only the callbacks a test delivers reach (the sandbox's go nowhere), whose wait
  * tracker is a minute late, as n8n's may be: a step that parks is not woken within the test.
  */
-/** The rows of the batch a parked run keeps (the node's context, as n8n stores it). */
-function parkedRows(run: IRun): Array<{ job?: string; endAt?: number; renderMs?: number }> {
-	const context = run.data.executionData?.contextData['node:Generate'] as { omniVideoBatch?: { rows: Array<{ job?: string; endAt?: number; renderMs?: number }> } } | undefined;
-	return context?.omniVideoBatch?.rows ?? [];
-}
-
 async function quietN8n(limits: Partial<typeof NARROW>, apiKey = slow.keys.pro) {
 	const quiet = await N8nTestInstance.start({ omniVideoApi: { apiKey, baseUrl: slow.url, ...NARROW, ...limits, webhookSecret: slow.webhookSecret } }, { webhookUrl: 'http://127.0.0.1:9' });
 	quiet.waitTracker = { on: true, lateMs: 60_000 };
 	return quiet;
+}
+
+/** The rows of the batch a parked run keeps (the node's context, as n8n stores it). */
+function parkedRows(run: IRun): BatchRow[] {
+	const context = run.data.executionData?.contextData['node:Generate'] as { omniVideoBatch?: ParkedBatch } | undefined;
+	return context?.omniVideoBatch?.rows ?? [];
 }
 
 /** Runs a batch on `quiet` and gives what a test needs to deliver its callbacks by hand. */
