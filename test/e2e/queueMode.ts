@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- end-to-end tooling, never shipped */
 /**
  * The package on n8n in queue mode, scaled out as n8n's Helm chart lays it out (scaledLayout.ts):
  * PostgreSQL, Redis, a main process, two workers, and two webhook processes behind a round-robin
@@ -26,24 +25,26 @@ const CALLBACK_SPEED = 2;
  * minutes at 10×; on a Premium key (500 an hour, 10 jobs at once) it is 1 hour, 6 minutes at 10×,
  * which CI can afford. The figures are the same kind: wall ÷ the plan's limit, requests a job.
  */
-const LARGE_BATCH = { rows: 500, plan: 'premium', speed: largeBatchSpeed() } as const;
-
+const LARGE_BATCH = { rows: 500, plan: 'premium' } as const;
 /**
- * E2E_LARGE_SPEED runs the 500-item checks at another speed, by hand: 1 is what users run (an hour
+ * Its default speed; E2E_LARGE_SPEED (run.ts) sets another, by hand: 1 is what users run (an hour
  * and more). At 10×, n8n's wait tracker, which polls once a minute of real time, may wake a parked
  * batch ten of the sandbox's minutes late; at 1× that is one minute.
  */
-function largeBatchSpeed(): number {
-	const asked = process.env.E2E_LARGE_SPEED;
-	if (asked === undefined || asked === '') return 10;
-	const speed = Number(asked);
-	if (!(speed > 0)) throw new Error(`E2E_LARGE_SPEED must be a number above 0, not "${asked}"`);
-	return speed;
-}
+const LARGE_BATCH_SPEED = 10;
 
-/** `named`: the checks E2E_ONLY names (a check run only by hand runs only when named). */
-export async function runQueueMode(version: string, tarball: string, runCheck: RunCheck, named: readonly string[] = []): Promise<void> {
+/**
+ * `named`: the checks E2E_ONLY names (a check run only by hand runs only when named);
+ * `largeSpeed`: the sandbox's speed in the 500-item checks.
+ */
+export async function runQueueMode(
+	version: string,
+	tarball: string,
+	runCheck: RunCheck,
+	{ named = [], largeSpeed = LARGE_BATCH_SPEED }: { named?: readonly string[]; largeSpeed?: number } = {},
+): Promise<void> {
 	const label = `[n8n ${version} queue mode, 2 webhook processes]`;
+	const largeBatch = { ...LARGE_BATCH, speed: largeSpeed };
 	const layout = await startScaledLayout(version, tarball);
 	try {
 		const { context } = layout;
@@ -51,11 +52,11 @@ export async function runQueueMode(version: string, tarball: string, runCheck: R
 		await runCheck(label, 'queue-wait-for-callback-50-items-spec', () => scaledWaitForCallback(layout, { name: 'queue-wfc-50-spec', rows: 50, speed: CALLBACK_SPEED, strict: true }));
 		await runCheck(label, 'queue-poll-3x15-over-workers', () => scaledPoll(layout, { name: 'queue-poll', strict: false }));
 		await runCheck(label, 'queue-poll-3x15-over-workers-spec', () => scaledPoll(layout, { name: 'queue-poll-spec', strict: true }));
-		await runCheck(label, 'queue-wait-for-callback-500-items', () => scaledWaitForCallback(layout, { name: 'queue-wfc-500', ...LARGE_BATCH, strict: false }));
+		await runCheck(label, 'queue-wait-for-callback-500-items', () => scaledWaitForCallback(layout, { name: 'queue-wfc-500', ...largeBatch, strict: false }));
 		// On the strict reading every callback is confirmed by a lookup: 1,000 requests, two of
 		// Premium's hours, 12 minutes or more at 10x: run by hand (named in E2E_ONLY), not in CI's time.
 		if (named.includes('queue-wait-for-callback-500-items-spec')) {
-			await runCheck(label, 'queue-wait-for-callback-500-items-spec', () => scaledWaitForCallback(layout, { name: 'queue-wfc-500-spec', ...LARGE_BATCH, strict: true }));
+			await runCheck(label, 'queue-wait-for-callback-500-items-spec', () => scaledWaitForCallback(layout, { name: 'queue-wfc-500-spec', ...largeBatch, strict: true }));
 		}
 		await runCheck(label, 'queue-wait-for-callback-resumes-on-another-worker', async () => {
 			let parkedOn = -1;

@@ -29,11 +29,19 @@ function option(flag: string, env: string): string | undefined {
 	return arg ? arg.slice(flag.length + 3) : process.env[env];
 }
 const list = (value: string | undefined) => (value ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+function positiveNumber(value: string | undefined, name: string): number | undefined {
+	if (value === undefined || value === '') return undefined;
+	const number = Number(value);
+	if (!(number > 0)) throw new Error(`${name} must be a number above 0, not "${value}"`);
+	return number;
+}
 const enabled = (flag: string, env: string) => !process.argv.includes(`--no-${flag}`) && process.env[env] !== '0';
 
 const versions = list(option('versions', 'E2E_N8N_VERSIONS'));
 const only = list(option('only', 'E2E_ONLY'));
 const knownFailing = list(process.env.E2E_KNOWN_FAILING);
+/** E2E_LARGE_SPEED (or --large-speed=…): the sandbox's speed in the 500-item checks; unset, theirs. */
+const largeSpeed = positiveNumber(option('large-speed', 'E2E_LARGE_SPEED'), 'E2E_LARGE_SPEED');
 const outcomes: Outcome[] = [];
 
 /** Runs one check and prints its line: ✓ passed, ✗ failed, ~ failed as listed in E2E_KNOWN_FAILING. */
@@ -76,7 +84,7 @@ async function main(): Promise<void> {
 		}
 		if (enabled('queue', 'E2E_QUEUE')) {
 			const { runQueueMode } = await import('./queueMode');
-			await runQueueMode(version, tarball, runCheck, only);
+			await runQueueMode(version, tarball, runCheck, { named: only, largeSpeed });
 		}
 	}
 	const failed = outcomes.filter((outcome) => !outcome.ok && !outcome.expected);
