@@ -2,10 +2,11 @@
  * The money and completion suites again, on the strictest reading of the spec (the sandbox's
  * `--service spec`: Idempotency-Key ignored; callbacks unsigned, sent once, none for failed jobs;
  * no progress; no X-RateLimit-*; 429s without Retry-After that do not say which limit). `npm test`
- * runs them on docs/api.md's decisions; `npm run test:spec` runs them here. Tests that check one
- * of those decisions pin `service: 'default'` and run the same on both.
+ * runs them on docs/api.md's decisions; `npm run test:spec` runs them here, the n8n engine tests
+ * on the pinned and on the newest n8n. Tests that check one of those decisions pin
+ * `service: 'default'` and run the same on both.
  */
-const base = require('./jest.config.js');
+const { projects, ...base } = require('./jest.config.js');
 
 /**
  * Tests that fail on --service spec until a fix on another branch lands: each entry is a piece of
@@ -17,12 +18,12 @@ const SPEC_AWAITING_FIXES = [
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+// Money (no second job, no second charge) and completion (every item ends with its outcome).
+const MONEY_AND_COMPLETION = ['<rootDir>/test/core/**/*.test.ts', '<rootDir>/test/n8n/**/*.test.ts', '<rootDir>/test/zapier/**/*.test.ts', '<rootDir>/activepieces/test/**/*.test.ts'];
+
 module.exports = {
 	...base,
-	roots: ['<rootDir>/test', '<rootDir>/activepieces/test'],
-	// Money (no second job, no second charge) and completion (every item ends with its outcome).
-	testMatch: ['<rootDir>/test/core/**/*.test.ts', '<rootDir>/test/n8n/**/*.test.ts', '<rootDir>/test/zapier/**/*.test.ts', '<rootDir>/activepieces/test/**/*.test.ts'],
-	setupFiles: ['<rootDir>/test/support/specService.ts'],
+	projects: projects.map((project) => ({ ...project, testMatch: MONEY_AND_COMPLETION, setupFiles: ['<rootDir>/test/support/specService.ts'] })),
 	...(SPEC_AWAITING_FIXES.length > 0
 		? { testNamePattern: `^(?!.*(?:${SPEC_AWAITING_FIXES.map((entry) => escape(entry.test)).join('|')}))` }
 		: {}),

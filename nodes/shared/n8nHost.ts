@@ -5,7 +5,6 @@ import type {
 	IHttpRequestOptions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
-import { sleepWithAbort } from 'n8n-workflow';
 import {
 	TransportFailure,
 	lowerCaseHeaders,
@@ -22,6 +21,7 @@ import {
 	type Transport,
 } from '../../core';
 import { hostClockFor, type HostClock } from './hostClock';
+import { hostSleep } from './hostSleep';
 
 export const CREDENTIAL_TYPE = 'omniVideoApi';
 
@@ -98,7 +98,7 @@ export async function omniVideoClient(
 		baseUrl,
 		transport,
 		clock,
-		sleep: (ms, signal) => sleepWithAbort(clock.realMs(ms), signal as AbortSignal | undefined),
+		sleep: (ms, signal) => hostSleep(clock.realMs(ms), signal as AbortSignal | undefined),
 		random: () => Math.random(),
 		limits: planLimits(credentials),
 		limiterKey: keyFingerprint(apiKey, baseUrl),

@@ -29,6 +29,7 @@ import {
 } from './engine';
 import { TestCredentialsHelper } from './credentialsHelper';
 import { continueWith, resumeDataOf, storedAsN8nDoes } from './parking';
+import { resumeTokenCheck } from './resumeToken';
 import { saveStaticData, withStoredStaticData } from './staticData';
 import {
 	answerIfSilent,
@@ -332,6 +333,9 @@ export class N8nTestInstance {
 		if (!execution) return void res.status(404).json({ message: `The execution "${executionId}" does not exist.` });
 		if (execution.status === 'running') return void res.status(409).json({ message: `The execution "${executionId}" is running already.` });
 		if (execution.status !== 'waiting') return void res.status(409).json({ message: `The execution "${executionId}" has finished already.` });
+		const token = resumeTokenCheck(execution.run!, req.url ?? '/', this.baseUrl);
+		if (!token.valid) return void res.status(401).json({ error: 'Invalid token' });
+		if (!suffix && token.webhookPath) suffix = token.webhookPath;
 
 		const parkedRun = execution.run;
 		const { data, lastNode } = resumeDataOf(execution.run!);

@@ -22,6 +22,8 @@ export interface BatchRow {
 	ended?: JobRecord;
 	/** An unsigned callback said it ended: the next step looks it up before believing it. */
 	confirm?: boolean;
+	/** Its job was found ended by a look-up, no callback of it heard: lost, or refused by n8n. */
+	uncalled?: boolean;
 	/** The create was sent and its outcome is unknown (ms since the epoch): never sent again. */
 	doubt?: number;
 	/** The doubt is whether another process's step made the job before that moment (see holdIfStale). */
@@ -75,14 +77,6 @@ export interface ParkedBatch {
 }
 
 const KEY = 'omniVideoBatch';
-
-/** The restart webhook's path: a Wait node (path '') parked later cannot take our callbacks, nor we its. */
-export const RESUME_PATH = 'omni-video';
-
-/** The callback URL a row's job is made with: our own path under the resume URL, naming the row. */
-export function callbackUrlOf(resumeUrl: string, row: number): string {
-	return `${resumeUrl}/${RESUME_PATH}?row=${row}`;
-}
 
 /**
  * The execution's data as n8n stored it, through the node context's protected `runExecutionData`

@@ -2,6 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { callbackUrlProblem, isOmniVideoError } from '../../../../core';
 import { isLocalSandbox, omniVideoClient } from '../../../shared/n8nHost';
 import { isRetryRun, runOrigin } from './jobKey';
+import { executionResumeUrl, resumeUrlOfExecution } from './resumeUrl';
 
 /** Why Wait for Callback polls instead of parking, and the callback URL its creates send then. */
 export interface CallbackFallback {
@@ -28,7 +29,7 @@ function refusedKey(baseUrl: string, resumeUrl: string): string {
  */
 export async function callbackFallback(context: IExecuteFunctions): Promise<CallbackFallback | undefined> {
 	const { baseUrl } = await omniVideoClient(context);
-	const resumeUrl = String(context.evaluateExpression('{{ $execution.resumeUrl }}', 0));
+	const resumeUrl = executionResumeUrl(context);
 	const problem = callbackUrlProblem(resumeUrl, { allowInsecureLoopbackCallback: isLocalSandbox(baseUrl) });
 	if (problem) return { callbackSkipped: problem };
 	if (refusedOrigins.has(refusedKey(baseUrl, resumeUrl))) return { callbackSkipped: refusedReason(resumeUrl) };
@@ -36,7 +37,7 @@ export async function callbackFallback(context: IExecuteFunctions): Promise<Call
 	const origin = runOrigin(context);
 	return {
 		callbackSkipped: `this run retries execution ${origin}, whose jobs call that execution back`,
-		callbackUrl: resumeUrl.replace(/[^/]+$/, origin),
+		callbackUrl: resumeUrlOfExecution(resumeUrl, origin),
 	};
 }
 

@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { jobItem, jobJson, videoField } from '../../../shared/jobOutput';
 import { errorJson } from '../../../shared/nodeErrors';
-import { callbackUrlOf, type BatchRow, type ParkedBatch } from './callbackBatch';
+import { type BatchRow, type ParkedBatch } from './callbackBatch';
+import { callbackUrlOf } from './resumeUrl';
 
 /** The row as shown while the execution waits (n8n drops it on resume). */
 function parkedJson(row: BatchRow, index: number, resumeUrl: string): INodeExecutionData {
@@ -47,6 +48,15 @@ function unendedJson(row: BatchRow, index: number, limitAt: number): INodeExecut
 	};
 }
 
+/**
+ * A job found ended by the batch's own look-up, its callback never heard: lost on the way, or
+ * refused by n8n (a resume URL the service could not use, a proxy in between). Said on the item,
+ * so that a batch that always ends this way (later than it could) is noticed.
+ */
+function uncalledNote(jobId: string): string {
+	return `No callback of job ${jobId} reached this execution: it was found by look-up after its expected end. If no job's callback arrives, check that Omni Video can reach n8n's webhook URL (N8N_WEBHOOK_URL) and that nothing in between changes the resume URL`;
+}
+
 /** One item per row, once the batch ends: the job as it ended, why it has none, or what is unknown. */
 export async function batchItems(context: IExecuteFunctions, batch: ParkedBatch, resumeUrl: string): Promise<INodeExecutionData[]> {
 	const field = videoField(context);
@@ -54,7 +64,8 @@ export async function batchItems(context: IExecuteFunctions, batch: ParkedBatch,
 		batch.rows.map(async (row, index): Promise<INodeExecutionData> => {
 			if (row.ended) {
 				try {
-					return await jobItem(context, row.ended, { field, itemIndex: index, extra: { callbackUrl: callbackUrlOf(resumeUrl, index) } });
+					const extra = { callbackUrl: callbackUrlOf(resumeUrl, index), ...(row.uncalled ? { callbackNote: uncalledNote(row.ended.id) } : {}) };
+					return await jobItem(context, row.ended, { field, itemIndex: index, extra });
 				} catch (error) {
 					return { json: { ...jobJson(row.ended), ...errorJson(error) }, pairedItem: { item: index } };
 				}

@@ -10,7 +10,8 @@ import {
 import { errorJson } from '../../../shared/nodeErrors';
 import { sendPlanned } from './createItemJob';
 import { isRefusedCallbackUrl } from './callbackFallback';
-import { PROCESS_MARK, callbackUrlOf, isOver, newParkMark, runningRows, storeBatch, waitsForPlace, type BatchRow, type ParkedBatch } from './callbackBatch';
+import { PROCESS_MARK, isOver, newParkMark, runningRows, storeBatch, waitsForPlace, type BatchRow, type ParkedBatch } from './callbackBatch';
+import { callbackUrlOf } from './resumeUrl';
 import { batchItems, parkedItems } from './callbackRows';
 import { parkWithContinuation } from './parkContinuation';
 import { MIN_LATE_MS, batchRequestTimes, callbackLate, holdsPlaceElsewhere, lookAt, placeFreeAt, requestsScarce } from './overdueLooks';
@@ -149,7 +150,7 @@ async function lookUp(batch: ParkedBatch, client: OmniVideoClient, clock: HostCl
 			const rows = batch.rows.filter((row) => row.job === jobId);
 			try {
 				const job = client.runtime.endedJobs.recall(jobId) ?? (await client.getJob(jobId, { retryBudgetMs: STEP_TURN_MS }));
-				for (const row of rows) Object.assign(row, { lookedAt: clock.now(), confirm: false });
+				for (const row of rows) Object.assign(row, { lookedAt: clock.now(), confirm: false, uncalled: isTerminal(job) && !row.confirm });
 				if (isTerminal(job)) ended(batch, job, client);
 			} catch {
 				// Looked at again at its next turn.

@@ -1,3 +1,3 @@
 export * as generate from './generate.operation';
 export { resumeOnCallback } from './resumeOnCallback';
-export { RESUME_PATH } from './callbackBatch';
+export { RESUME_PATH } from './resumeUrl';

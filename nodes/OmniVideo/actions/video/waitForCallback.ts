@@ -6,6 +6,7 @@ import { keyScopeOf } from './jobKey';
 import { refusedCallbackFallback, type CallbackFallback } from './callbackFallback';
 import { batchIn, storeBatch, type BatchRow, type ParkedBatch } from './callbackBatch';
 import { stepBatch } from './callbackStep';
+import { executionResumeUrl } from './resumeUrl';
 
 /**
  * Wait for Callback's first step: every row read and checked once (nothing is sent if one is
@@ -17,7 +18,7 @@ import { stepBatch } from './callbackStep';
  */
 export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeExecutionData[][] | CallbackFallback> {
 	const items = this.getInputData();
-	const resumeUrl = String(this.evaluateExpression('{{ $execution.resumeUrl }}', 0));
+	const resumeUrl = executionResumeUrl(this);
 	const { client, clock, baseUrl } = await omniVideoClient(this);
 	const scope = keyScopeOf(this);
 	const read = executeParameterReader(this);
@@ -52,7 +53,7 @@ export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeEx
 export async function continueForCallbacks(this: IExecuteFunctions): Promise<INodeExecutionData[][] | undefined> {
 	const batch = batchIn(this.getContext('node'));
 	if (!batch) return undefined;
-	const resumeUrl = String(this.evaluateExpression('{{ $execution.resumeUrl }}', 0));
+	const resumeUrl = executionResumeUrl(this);
 	const { client, clock } = await omniVideoClient(this);
 	const result = await stepBatch(this, batch, { client, clock }, resumeUrl, { first: false });
 	if ('output' in result) return result.output;
