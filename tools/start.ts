@@ -1,8 +1,9 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a command-line tool for people; never shipped */
 /**
  * `npm start`: a working n8n with Omni Video in it, for a first look. Builds the package, starts the
- * sandbox (a local Omni Video API) and n8n 2.8.4 (installed into ~/.cache/omni-video-e2e on the
- * first run), installs the package as n8n's community-package installer does, imports the
+ * sandbox (a local Omni Video API) and the newest n8n this package supports (installed into
+ * ~/.cache/omni-video-e2e on the first run, with the Node.js it needs from the npm registry when the
+ * machine's is older; `npm start -- --n8n 1.123.50` starts another version), installs the package as n8n's community-package installer does, imports the
  * credential and the example workflows, creates the owner account, and prints where to log in.
  * Ctrl-C stops everything it started. Each start is a fresh n8n: export what you want to keep.
  *
@@ -13,13 +14,19 @@
  */
 import net from 'node:net';
 import { join } from 'node:path';
-import { cacheDir } from '../test/e2e/cache';
+import { NEWEST_N8N, cacheDir, resolveN8nVersion } from '../test/e2e/cache';
 import { packPackage, startEnvironment } from '../test/e2e/environment';
 import { EXAMPLE_SCENARIOS } from '../test/e2e/exampleScenarios';
 import { OWNER } from '../test/e2e/n8nServer';
 import { freePort, shutdown, stopAllOnExit, onShutdown } from '../test/e2e/processes';
 
-const VERSION = '2.8.4';
+/** `--n8n <version>` or `--n8n=<version>` (a dist-tag such as `latest` too). */
+function n8nOption(): string | undefined {
+	const index = process.argv.findIndex((arg) => arg === '--n8n' || arg.startsWith('--n8n='));
+	if (index < 0) return undefined;
+	const arg = process.argv[index];
+	return arg.includes('=') ? arg.slice('--n8n='.length) : process.argv[index + 1];
+}
 /** Do the main job once and stop, rather than wait for a person at the editor. */
 const ONCE = process.env.CI === 'true' || process.argv.includes('--once');
 
@@ -35,6 +42,7 @@ async function preferred(port: number): Promise<number> {
 
 async function main(): Promise<void> {
 	stopAllOnExit();
+	const VERSION = await resolveN8nVersion(n8nOption() ?? NEWEST_N8N);
 	console.log(`Starting Omni Video in n8n ${VERSION} (cache: ${cacheDir()})`);
 	const tarball = await packPackage();
 	const environment = await startEnvironment({

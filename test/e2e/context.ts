@@ -53,7 +53,39 @@ export function describeRequests(entries: JournalEntry[]): string {
 export async function createActiveWorkflow(context: Context, workflow: WorkflowJson): Promise<string> {
 	const id = await context.n8n.createWorkflow(workflow);
 	await context.n8n.activate(id);
+	await webhooksLive(context, workflow);
 	return id;
+}
+
+/** The production webhook paths a workflow's trigger nodes listen on. */
+function webhookPaths(workflow: WorkflowJson): string[] {
+	return workflow.nodes.flatMap((node) => {
+		if (node.type === 'n8n-nodes-base.webhook') return [String(node.parameters.path)];
+		if (node.type.endsWith('.omniVideoTrigger') && node.webhookId) return [`${node.webhookId}/omni-video`];
+		return [];
+	});
+}
+
+/**
+ * Waits until each of the workflow's production webhooks is registered. From n8n 2.x's workflow
+ * publication service (on by default in 2.41) activation only queues the publication, and the
+ * webhooks go live a moment after the API answered. A CORS preflight (OPTIONS with an Origin) asks
+ * n8n for the path's methods without starting an execution: answered 204 once the path is registered.
+ */
+async function webhooksLive(context: Context, workflow: WorkflowJson): Promise<void> {
+	for (const path of webhookPaths(workflow)) {
+		await waitUntil(
+			`webhook ${path} registered`,
+			async () => {
+				const response = await fetch(`${context.webhookUrl}/webhook/${path}`, { method: 'OPTIONS', headers: { origin: context.webhookUrl, 'access-control-request-method': 'POST' } });
+				await response.arrayBuffer();
+				// Unregistered: 404 without the method asked for, 500 with it (2.41); registered: 204.
+				return response.ok;
+			},
+			30_000,
+			100,
+		);
+	}
 }
 
 /** POSTs `rows` to a Webhook node's production URL. */

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { n8nBinary } from './cache';
+import { n8nBinary, n8nNode, n8nPath, webhookUrlEnv } from './cache';
 import { freePort, run, startService, stopService, waitUntil, type Service } from './processes';
 
 export const OWNER = { email: 'owner@example.com', password: 'Omni-Video-e2e-1', firstName: 'Omni', lastName: 'Video' };
@@ -24,16 +24,17 @@ export interface N8nProcessOptions {
 }
 
 /** The environment every n8n process of one instance shares. */
-export function baseEnv(userFolder: string, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function baseEnv(version: string, userFolder: string, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 	return {
-		PATH: process.env.PATH,
+		// The Node this version runs on comes first: n8n's task runners start with `node` from PATH.
+		PATH: n8nPath(version),
 		HOME: process.env.HOME,
 		N8N_USER_FOLDER: userFolder,
 		N8N_HOST: '127.0.0.1',
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_PORT: String(port),
 		N8N_PROTOCOL: 'http',
-		WEBHOOK_URL: `http://127.0.0.1:${port}/`,
+		...webhookUrlEnv(version, `http://127.0.0.1:${port}/`),
 		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
 		N8N_ENCRYPTION_KEY: 'omni-video-e2e-encryption-key',
 		N8N_SECURE_COOKIE: 'false',
@@ -105,7 +106,7 @@ export class N8nServer {
 
 	/** Starts `n8n <command>` (start, worker, webhook) with this instance's environment. */
 	spawn(name: string, args: string[], extraEnv: Record<string, string> = {}): Service {
-		const service = startService(name, process.execPath, [n8nBinary(this.version), ...args], {
+		const service = startService(name, n8nNode(this.version), [n8nBinary(this.version), ...args], {
 			env: { ...this.env, ...extraEnv },
 			cwd: this.userFolder,
 			logFile: join(this.userFolder, `${name}.log`),
@@ -118,7 +119,7 @@ export class N8nServer {
 	async cli(args: string[]): Promise<string> {
 		// A CLI command starts its own task broker: it must not take the server's port.
 		const env = { ...this.env, N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
-		return run(process.execPath, [n8nBinary(this.version), ...args], { env, cwd: this.userFolder, label: `n8n ${args[0]}`, quiet: true });
+		return run(n8nNode(this.version), [n8nBinary(this.version), ...args], { env, cwd: this.userFolder, label: `n8n ${args[0]}`, quiet: true });
 	}
 
 	async stop(): Promise<void> {
@@ -302,7 +303,7 @@ export async function startN8n(
 	await rm(options.userFolder, { recursive: true, force: true });
 	await mkdir(options.userFolder, { recursive: true });
 	await installPackage(options.userFolder, options.tarball, options.log);
-	const env = baseEnv(options.userFolder, port, { N8N_RUNNERS_BROKER_PORT: String(brokerPort), ...options.env });
+	const env = baseEnv(options.version, options.userFolder, port, { N8N_RUNNERS_BROKER_PORT: String(brokerPort), ...options.env });
 	const server = new N8nServer(options.version, `http://127.0.0.1:${port}`, options.userFolder, env);
 	await options.beforeStart?.(server);
 	const started = Date.now();

@@ -1,24 +1,29 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- end-to-end tooling, never shipped */
 /**
- * `npm run test:e2e`: the package on real n8n servers (2.8.4 and 1.123.50 by default), as users
- * run it. Each scenario prints one line of evidence; the run ends non-zero when one fails.
+ * `npm run test:e2e`: the package on real n8n servers (the newest supported 2.x and the oldest 1.x
+ * by default), as users run it; a version the machine's Node cannot run gets its Node from npm. Each scenario prints one line of evidence; the run ends non-zero when one fails.
  *
- *   E2E_N8N_VERSIONS=2.8.4            (or --versions=2.8.4,1.123.50)  which n8n versions
+ *   E2E_N8N_VERSIONS=2.41.1           (or --versions=2.41.1,1.123.50, or --n8n latest)  which n8n
+ *                                     versions (a dist-tag such as `latest` is resolved on npm)
+ *   --matrix                          the support matrix (cache.ts's MATRIX_VERSIONS), one process
+ *                                     each, no queue mode or browser; results to docs/n8n-matrix.md
  *   E2E_ONLY=name,name                (or --only=…)                    only these scenarios
  *   E2E_QUEUE=0 / E2E_BROWSER=0       (or --no-queue, --no-browser)    skip queue mode / the browser check
  *   E2E_KNOWN_FAILING=name,name       failures of these are reported as expected, not fatal
  *   OMNI_VIDEO_E2E_CACHE=/path        the cache folder (default ~/.cache/omni-video-e2e)
  */
 import { join } from 'node:path';
-import { N8N_VERSIONS, cacheDir } from './cache';
+import { MATRIX_VERSIONS, N8N_VERSIONS, cacheDir, n8nNode, resolveN8nVersion } from './cache';
+import { writeMatrix } from './matrixReport';
 import { shutdown, stopAllOnExit } from './processes';
 import { packPackage, startEnvironment } from './environment';
 import { SCENARIOS, type Scenario } from './scenarios';
 import { EXAMPLE_SCENARIOS } from './exampleScenarios';
 import type { Context } from './context';
 
-interface Outcome {
+export interface Outcome {
 	label: string;
+	name: string;
 	ok: boolean;
 	expected: boolean;
 	line: string;
@@ -35,9 +40,15 @@ function positiveNumber(value: string | undefined, name: string): number | undef
 	if (!(number > 0)) throw new Error(`${name} must be a number above 0, not "${value}"`);
 	return number;
 }
-const enabled = (flag: string, env: string) => !process.argv.includes(`--no-${flag}`) && process.env[env] !== '0';
+const enabled = (flag: string, env: string) => !matrix && !process.argv.includes(`--no-${flag}`) && process.env[env] !== '0';
 
-const versions = list(option('versions', 'E2E_N8N_VERSIONS'));
+/** `--n8n <version>` (or `--n8n=<version>`): one version, as `npm run test:e2e -- --n8n latest` asks. */
+function n8nFlag(): string | undefined {
+	const index = process.argv.indexOf('--n8n');
+	return index >= 0 ? process.argv[index + 1] : option('n8n', 'E2E_N8N');
+}
+const matrix = process.argv.includes('--matrix');
+const versions = list(option('versions', 'E2E_N8N_VERSIONS') ?? n8nFlag());
 const only = list(option('only', 'E2E_ONLY'));
 const knownFailing = list(process.env.E2E_KNOWN_FAILING);
 /** E2E_LARGE_SPEED (or --large-speed=…): the sandbox's speed in the 500-item checks; unset, theirs. */
@@ -51,11 +62,11 @@ async function runCheck(label: string, name: string, fn: () => Promise<string>):
 	const expected = knownFailing.includes(name);
 	try {
 		const line = await fn();
-		outcomes.push({ label, ok: true, expected, line });
+		outcomes.push({ label, name, ok: true, expected, line });
 		console.log(`✓ ${label} ${name}: ${line} [${((Date.now() - started) / 1000).toFixed(1)} s]${expected ? ' (listed as known failing: remove it from E2E_KNOWN_FAILING)' : ''}`);
 	} catch (error) {
 		const line = error instanceof Error ? error.message : String(error);
-		outcomes.push({ label, ok: false, expected, line });
+		outcomes.push({ label, name, ok: false, expected, line });
 		console.log(`${expected ? '~' : '✗'} ${label} ${name}: ${expected ? 'KNOWN FAILING: ' : 'FAILED: '}${line} [${((Date.now() - started) / 1000).toFixed(1)} s]`);
 	}
 }
@@ -67,12 +78,19 @@ async function runScenarios(label: string, context: Context, scenarios: Scenario
 async function main(): Promise<void> {
 	stopAllOnExit();
 	const started = Date.now();
-	const selected = versions.length ? versions : [...N8N_VERSIONS];
+	const selected = await Promise.all((versions.length ? versions : matrix ? [...MATRIX_VERSIONS] : [...N8N_VERSIONS]).map(resolveN8nVersion));
 	console.log(`Omni Video end-to-end: n8n ${selected.join(', ')}; cache ${cacheDir()}`);
 	const tarball = await packPackage();
 	for (const version of selected) {
 		const label = `[n8n ${version}]`;
-		const environment = await startEnvironment({ version, tarball, userFolder: join(cacheDir(), 'data', `n8n-${version}`) });
+		let environment: Awaited<ReturnType<typeof startEnvironment>>;
+		try {
+			environment = await startEnvironment({ version, tarball, userFolder: join(cacheDir(), 'data', `n8n-${version}`) });
+		} catch (error) {
+			// An n8n that does not install or start here fails in one line; the other versions still run.
+			await runCheck(label, 'install-and-start', () => Promise.reject(error));
+			continue;
+		}
 		try {
 			await runScenarios(label, environment.context, [...EXAMPLE_SCENARIOS, ...SCENARIOS]);
 			if (enabled('browser', 'E2E_BROWSER')) {
@@ -92,6 +110,14 @@ async function main(): Promise<void> {
 	const passed = outcomes.filter((outcome) => outcome.ok);
 	console.log(`\nend-to-end: ${passed.length} passed, ${failed.length} failed, ${expected.length} known failing, in ${Math.round((Date.now() - started) / 1000)} s`);
 	for (const outcome of failed) console.log(`  ✗ ${outcome.label} ${outcome.line.split('\n')[0]}`);
+	for (const version of selected) {
+		const own = outcomes.filter((outcome) => outcome.label.startsWith(`[n8n ${version}`));
+		console.log(`  n8n ${version}: ${own.filter((outcome) => outcome.ok).length} passed, ${own.filter((outcome) => !outcome.ok).length} failed`);
+	}
+	if (matrix) {
+		const file = await writeMatrix(selected.map((version) => ({ version, node: n8nNode(version), outcomes: outcomes.filter((outcome) => outcome.label === `[n8n ${version}]`) })));
+		console.log(`  the matrix's results: ${file}`);
+	}
 	process.exitCode = failed.length ? 1 : 0;
 }
 

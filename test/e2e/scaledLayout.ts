@@ -3,11 +3,12 @@
  * n8n scaled out as n8n's Helm chart lays it out (n8n-io/n8n-hosting, charts/n8n): PostgreSQL,
  * Redis, a main process (editor, API, timers; production webhooks off), two workers, and two
  * webhook processes (`n8n webhook`) behind a round-robin proxy that takes `/webhook/`,
- * `/webhook-waiting/` and the form paths; everything else goes to main. WEBHOOK_URL on every
- * process is the proxy's address, so every resume URL n8n hands out goes through it.
+ * `/webhook-waiting/` and the form paths; everything else goes to main. The webhook URL
+ * (N8N_WEBHOOK_URL, WEBHOOK_URL before 2.x) on every process is the proxy's address, so every
+ * resume URL n8n hands out goes through it. Manual executions run on the workers (n8n 3.0's only way).
  */
 import { join } from 'node:path';
-import { cacheDir } from './cache';
+import { cacheDir, webhookUrlEnv } from './cache';
 import type { Context } from './context';
 import { startEnvironment, type Environment } from './environment';
 import type { Service } from './processes';
@@ -35,7 +36,7 @@ export interface ScaledLayout {
 }
 
 /** The settings every process of the layout shares (besides baseEnv's). */
-function sharedSettings(postgresPort: number, database: string, user: string, redisPort: number, webhookUrl: string): Record<string, string> {
+function sharedSettings(version: string, postgresPort: number, database: string, user: string, redisPort: number, webhookUrl: string): Record<string, string> {
 	return {
 		DB_TYPE: 'postgresdb',
 		DB_POSTGRESDB_HOST: '127.0.0.1',
@@ -49,7 +50,9 @@ function sharedSettings(postgresPort: number, database: string, user: string, re
 		// Workers cannot read main's disk: binary data goes to the database.
 		N8N_DEFAULT_BINARY_DATA_MODE: 'database',
 		// The public address of every webhook and resume URL: the load balancer.
-		WEBHOOK_URL: `${webhookUrl}/`,
+		...webhookUrlEnv(version, `${webhookUrl}/`),
+		// Manual executions run on the workers too: n8n 3.0's only way, an option before it.
+		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
 		// Production webhooks are the webhook processes' work, as in the chart.
 		N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
 		N8N_LOG_LEVEL: 'info',
@@ -71,7 +74,7 @@ export async function startScaledLayout(version: string, tarball: string): Promi
 		const webhookPorts = [await freePort(), await freePort()];
 		const proxy = await startRoundRobinProxy({ main: { name: 'main', port: mainPort }, webhooks: WEBHOOK_PROCESSES.map((name, i) => ({ name, port: webhookPorts[i] })) });
 		stops.push(() => proxy.close());
-		const settings = sharedSettings(postgres.port, postgres.database, postgres.user, redis.port, proxy.url);
+		const settings = sharedSettings(version, postgres.port, postgres.database, postgres.user, redis.port, proxy.url);
 		const environment = await startEnvironment({ version, tarball, userFolder: folder, n8nEnv: settings, n8nPort: mainPort });
 		stops.push(() => environment.stop());
 		const { n8n } = environment;
