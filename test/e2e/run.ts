@@ -5,6 +5,9 @@
  *
  *   E2E_N8N_VERSIONS=2.41.1           (or --versions=2.41.1,1.123.50, or --n8n latest)  which n8n
  *                                     versions (a dist-tag such as `latest` is resolved on npm)
+ *   --scale                           queue mode only, with its measurements (Poll over workers,
+ *                                     500 items), by hand; figures to docs/benchmarks.md
+ *   --install                         only install the versions (and the Node they need), then stop
  *   --matrix                          the support matrix (cache.ts's MATRIX_VERSIONS), one process
  *                                     each, no queue mode or browser; results to docs/n8n-matrix.md
  *   E2E_ONLY=name,name                (or --only=…)                    only these scenarios
@@ -13,7 +16,7 @@
  *   OMNI_VIDEO_E2E_CACHE=/path        the cache folder (default ~/.cache/omni-video-e2e)
  */
 import { join } from 'node:path';
-import { MATRIX_VERSIONS, N8N_VERSIONS, cacheDir, n8nNode, resolveN8nVersion } from './cache';
+import { MATRIX_VERSIONS, N8N_VERSIONS, cacheDir, ensureN8n, n8nNode, resolveN8nVersion } from './cache';
 import { writeMatrix } from './matrixReport';
 import { shutdown, stopAllOnExit } from './processes';
 import { packPackage, startEnvironment } from './environment';
@@ -48,6 +51,8 @@ function n8nFlag(): string | undefined {
 	return index >= 0 ? process.argv[index + 1] : option('n8n', 'E2E_N8N');
 }
 const matrix = process.argv.includes('--matrix');
+const scale = process.argv.includes('--scale');
+const browser = !scale && enabled('browser', 'E2E_BROWSER');
 const versions = list(option('versions', 'E2E_N8N_VERSIONS') ?? n8nFlag());
 const only = list(option('only', 'E2E_ONLY'));
 const knownFailing = list(process.env.E2E_KNOWN_FAILING);
@@ -80,6 +85,10 @@ async function main(): Promise<void> {
 	const started = Date.now();
 	const selected = await Promise.all((versions.length ? versions : matrix ? [...MATRIX_VERSIONS] : [...N8N_VERSIONS]).map(resolveN8nVersion));
 	console.log(`Omni Video end-to-end: n8n ${selected.join(', ')}; cache ${cacheDir()}`);
+	if (process.argv.includes('--install')) {
+		for (const version of selected) await ensureN8n(version);
+		return;
+	}
 	const tarball = await packPackage();
 	for (const version of selected) {
 		const label = `[n8n ${version}]`;
@@ -92,8 +101,8 @@ async function main(): Promise<void> {
 			continue;
 		}
 		try {
-			await runScenarios(label, environment.context, [...EXAMPLE_SCENARIOS, ...SCENARIOS]);
-			if (enabled('browser', 'E2E_BROWSER')) {
+			if (!scale) await runScenarios(label, environment.context, [...EXAMPLE_SCENARIOS, ...SCENARIOS]);
+			if (browser) {
 				const { runBrowserCheck } = await import('./browser');
 				await runBrowserCheck(label, environment.context, runCheck);
 			}
@@ -102,7 +111,7 @@ async function main(): Promise<void> {
 		}
 		if (enabled('queue', 'E2E_QUEUE')) {
 			const { runQueueMode } = await import('./queueMode');
-			await runQueueMode(version, tarball, runCheck, { named: only, largeSpeed });
+			await runQueueMode(version, tarball, runCheck, { named: only, scale, largeSpeed });
 		}
 	}
 	const failed = outcomes.filter((outcome) => !outcome.ok && !outcome.expected);
