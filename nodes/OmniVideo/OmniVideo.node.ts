@@ -13,6 +13,7 @@ import * as image from './actions/image';
 import { router } from './actions/router';
 import { perJobWebhookMethods } from '../shared/webhookRequest';
 import { omniVideoCredentials, omniVideoIcon, outcomeWebhook } from '../shared/nodeDescription';
+import { errorJson, toNodeError } from '../shared/nodeErrors';
 
 export class OmniVideo implements INodeType {
 	description: INodeTypeDescription = {
@@ -94,7 +95,16 @@ export class OmniVideo implements INodeType {
 	webhookMethods = perJobWebhookMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return router.call(this);
+		try {
+			return await router.call(this);
+		} catch (error) {
+			// An item's own error is an error item already (forEachItem, Wait for Callback's rows). What
+			// reaches here failed the whole run (the operation, a parked batch's step): with Continue On
+			// Fail every input item carries it. n8n itself would pass the input on unchanged, which the
+			// error output ("Continue (using error output)") then takes for success.
+			if (!this.continueOnFail()) throw toNodeError(this.getNode(), error);
+			return [this.getInputData().map((_item, itemIndex) => ({ json: errorJson(error), pairedItem: { item: itemIndex } }))];
+		}
 	}
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {

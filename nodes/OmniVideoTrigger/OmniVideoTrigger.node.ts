@@ -42,8 +42,8 @@ export class OmniVideoTrigger implements INodeType {
 				default: 'any',
 				description: 'Which job outcomes start the workflow; other callbacks are answered and ignored',
 				options: [
-					{ name: 'Job Done or Failed', value: 'any' },
 					{ name: 'Job Done', value: 'done' },
+					{ name: 'Job Done or Failed', value: 'any' },
 					{ name: 'Job Failed', value: 'failed' },
 				],
 			},

@@ -17,8 +17,11 @@ function describe(error: unknown): string | undefined {
 	return parts.length ? parts.join(' · ') : undefined;
 }
 
-/** core's errors as n8n's: API answers as NodeApiError (with the status), the rest as NodeOperationError. */
-export function toNodeError(node: INode, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+/**
+ * core's errors as n8n's: API answers as NodeApiError (with the status), the rest as NodeOperationError.
+ * Without an item index, the error is the whole run's (no item caused it).
+ */
+export function toNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	const message = error instanceof Error ? error.message : String(error);
 	const description = describe(error);
@@ -36,5 +39,10 @@ export function toNodeError(node: INode, error: unknown, itemIndex: number): Nod
 /** The error as JSON for an error item (continue on fail): every field, never the key. */
 export function errorJson(error: unknown): JsonObject {
 	if (isOmniVideoError(error)) return { error: error.message, details: error.toJSON() as JsonObject };
+	// n8n's errors (a whole batch's, as toNodeError made it) keep what the error view shows under the
+	// message, such as the jobs that go on rendering: an error item has no other place for it.
+	if ((error instanceof NodeApiError || error instanceof NodeOperationError) && error.description) {
+		return { error: error.message, details: { description: error.description } };
+	}
 	return { error: error instanceof Error ? error.message : String(error) };
 }

@@ -20,7 +20,7 @@ const properties: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description: 'Whether to add the video file as binary data when the job is done',
-		hint: 'For large videos, set N8N_DEFAULT_BINARY_DATA_MODE to filesystem (database or s3 in queue mode) so that n8n does not hold them in memory',
+		hint: 'For large videos, set N8N_DEFAULT_BINARY_DATA_MODE to filesystem (database or s3 in queue mode)',
 	},
 	videoFieldProperty,
 ];

@@ -29,10 +29,10 @@ const properties: INodeProperties[] = [
 		default: 'none',
 		description: 'What the video starts from: only the prompt, an image to animate, or footage to transform',
 		options: [
-			{ name: 'Prompt Only (Text to Video)', value: 'none' },
-			{ name: 'Image URL (Image to Video)', value: 'imageUrl' },
-			{ name: 'Video URL (Video to Video)', value: 'videoUrl' },
 			{ name: 'Image From Input Binary (Uploaded First)', value: 'binaryImage' },
+			{ name: 'Image URL (Image to Video)', value: 'imageUrl' },
+			{ name: 'Prompt Only (Text to Video)', value: 'none' },
+			{ name: 'Video URL (Video to Video)', value: 'videoUrl' },
 		],
 	},
 	{
@@ -138,7 +138,7 @@ const properties: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description: 'Whether to add the video file as binary data (result URLs may expire); the URLs are always in the JSON',
-		hint: 'For large videos, set N8N_DEFAULT_BINARY_DATA_MODE to filesystem (database or s3 in queue mode) so that n8n does not hold them in memory',
+		hint: 'For large videos, set N8N_DEFAULT_BINARY_DATA_MODE to filesystem (database or s3 in queue mode)',
 		displayOptions: { show: { waitMode: ['poll', 'callback'] } },
 	},
 	{ ...videoFieldProperty, displayOptions: { show: { waitMode: ['poll', 'callback'], download: [true] } } },
