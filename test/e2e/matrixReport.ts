@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- end-to-end tooling, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- end-to-end tooling, never shipped */
 /**
  * The support matrix's results as docs/n8n-matrix.md: one row per n8n version, with the date, the
  * Node it ran on, and the scenarios that failed, so that what was proven, and when, is committed.

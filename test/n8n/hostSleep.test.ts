@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, never shipped */
 import { hostSleep } from '../../nodes/shared/hostSleep';
 
 // Runs on the pinned n8n-workflow (1.x: sleep ignores a signal) and on the newest (2.34+: sleep

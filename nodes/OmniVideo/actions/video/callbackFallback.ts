@@ -28,6 +28,7 @@ function refusedKey(baseUrl: string, resumeUrl: string): string {
  * execution's resume URL, which the creates send again so that the service recognises them.
  */
 export async function callbackFallback(context: IExecuteFunctions): Promise<CallbackFallback | undefined> {
+	if (runsOnEngineV2(context.getExecutionId())) return { callbackSkipped: ENGINE_V2_REASON };
 	const { baseUrl } = await omniVideoClient(context);
 	const resumeUrl = executionResumeUrl(context);
 	const problem = callbackUrlProblem(resumeUrl, { allowInsecureLoopbackCallback: isLocalSandbox(baseUrl) });
@@ -39,6 +40,19 @@ export async function callbackFallback(context: IExecuteFunctions): Promise<Call
 		callbackSkipped: `this run retries execution ${origin}, whose jobs call that execution back`,
 		callbackUrl: resumeUrlOfExecution(resumeUrl, origin),
 	};
+}
+
+const ENGINE_V2_REASON = "this workflow runs on n8n's Engine 2.0, which cannot resume a waiting execution yet";
+
+/**
+ * Whether the execution runs on n8n's opt-in Engine 2.0 (the workflow setting `engineType: 'v2'`,
+ * from about 2.37). It cannot resume a waiting execution: `putExecutionToWait` parks nothing there
+ * and every callback is refused, so Wait for Callback polls. The node cannot read the setting under
+ * that engine (its workflow has no settings there); its execution ids tell: UUIDs (v7), where the
+ * classic engine's are integers.
+ */
+export function runsOnEngineV2(executionId: string | undefined): boolean {
+	return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(executionId ?? '');
 }
 
 function refusedReason(resumeUrl: string): string {

@@ -39,7 +39,7 @@ export async function parkForCallbacks(this: IExecuteFunctions): Promise<INodeEx
 	if ('failed' in result) {
 		const failure = result.failed[0];
 		const index = rows.findIndex((row) => row.error !== undefined || (row.doubt !== undefined && row.job === undefined));
-		const error = toNodeError(this.getNode(), failure, Math.max(0, index));
+		const error = toNodeError(this.getNode(), failure, index >= 0 ? index : undefined);
 		const made = rows.flatMap((row) => (row.job ? [row.job] : []));
 		if (made.length > 0) error.description = `${error.description ?? ''} The jobs already created go on rendering: ${made.join(', ')}`.trim();
 		// Not parked after all: the batch is over, its records stay in the ledger for a retry.
@@ -57,6 +57,7 @@ export async function continueForCallbacks(this: IExecuteFunctions): Promise<INo
 	const { client, clock } = await omniVideoClient(this);
 	const result = await stepBatch(this, batch, { client, clock }, resumeUrl, { first: false });
 	if ('output' in result) return result.output;
-	throw toNodeError(this.getNode(), 'failed' in result ? result.failed[0] : new Error('The service refused the resume URL'), 0);
+	// A whole batch's error, not one item's.
+	throw toNodeError(this.getNode(), 'failed' in result ? result.failed[0] : new Error('The service refused the resume URL'));
 }
 
