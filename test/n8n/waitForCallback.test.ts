@@ -1,6 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, never shipped */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRunExecutionData } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { PLANS } from '../../core/types';
 import { N8nTestInstance } from '../support/n8n/instance';
@@ -58,14 +59,18 @@ describe('Wait for Callback: park, then resume through webhook()', () => {
 
 		// Parked: the run stopped at the node, with the queued jobs shown and the resume URL passed on.
 		expect(execution.status).toBe('waiting');
-		const resumeUrl = `${n8n.baseUrl}/webhook-waiting/${execution.id}`;
 		const parked = outputOf(execution.run!, 'Generate');
 		expect(parked.map((item) => item.json.status)).toEqual(['queued', 'queued', 'queued']);
 		const jobIds = parked.map((item) => String(item.json.jobId));
-		// Our own path after the resume URL (a Wait node's is ''), and the row the job is for.
-		jobIds.forEach((jobId, row) => expect(sandbox.jobs.all.get(jobId)?.body.callbackUrl).toBe(`${resumeUrl}/omni-video?row=${row}`));
+		// On n8n 2.14+ (n8n-workflow's createRunExecutionData makes a resume token) the execution
+		// has one, and n8n refuses a resume without it: the URLs must carry it as `?signature=`.
+		const tokenMade = (createRunExecutionData() as { resumeToken?: string }).resumeToken !== undefined;
+		expect(n8n.resumeTokenOf(execution.id) !== undefined).toBe(tokenMade);
+		expect(new URL(String(parked[0].json.callbackUrl)).searchParams.get('signature') ?? undefined).toBe(n8n.resumeTokenOf(execution.id));
+		// Our own path after the resume URL (a Wait node's is ''), its token kept, and the row the job is for.
+		jobIds.forEach((jobId, row) => expect(sandbox.jobs.all.get(jobId)?.body.callbackUrl).toBe(n8n.callbackUrlOf(execution.id, row)));
 		// The items show the URL each job calls back, while parked and once done.
-		parked.forEach((item, row) => expect(item.json.callbackUrl).toBe(`${resumeUrl}/omni-video?row=${row}`));
+		parked.forEach((item, row) => expect(item.json.callbackUrl).toBe(n8n.callbackUrlOf(execution.id, row)));
 
 		const run = await finishedWithin(execution);
 		expect(run.status).toBe('success');
@@ -177,7 +182,8 @@ describe('Wait for Callback beside a Wait node, and callbacks at once', () => {
 		const wait = { id: 'id-wait', name: 'Wait', type: WAIT_TYPE, typeVersion: 1, position: [200, 0] as [number, number], parameters: {} };
 		const workflow = workflowOf([callbackGenerateNode(), wait], chain('Generate', 'Wait'));
 		const execution = await n8n.execute(workflow, 'Generate', itemsOf({ prompt: 'Before a Wait node' }));
-		const resumeUrl = `${n8n.baseUrl}/webhook-waiting/${execution.id}`;
+		// $execution.resumeUrl, the Wait node's (with its resume token on n8n 2.14+).
+		const resumeUrl = n8n.resumeUrlOf(execution.id);
 		// While ours is parked, a call on the Wait node's path ('') finds no webhook of ours.
 		const toWaitPath = await fetch(resumeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"approved":true}' });
 		expect(toWaitPath.status).toBe(404);
@@ -187,7 +193,7 @@ describe('Wait for Callback beside a Wait node, and callbacks at once', () => {
 		expect(execution.status).toBe('waiting');
 		const jobId = String(outputOf(execution.run!, 'Generate')[0].json.jobId);
 		// A late copy of our callback, on our path: not the Wait node's to take.
-		const late = await fetch(`${resumeUrl}/omni-video?row=0`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: jobId, status: 'done' }) });
+		const late = await fetch(n8n.callbackUrlOf(execution.id, 0), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: jobId, status: 'done' }) });
 		expect(late.status).toBe(404);
 		expect(execution.status).toBe('waiting');
 		// The Wait node's own caller still resumes it.
@@ -220,7 +226,7 @@ describe('two callbacks at once (n8n 2.x resumes an execution once)', () => {
 				const body = JSON.stringify({ id: jobId, status: 'done', resultUrls: ['https://cdn.example/v.mp4'] });
 				const timestamp = Math.floor(Date.now() / 1000);
 				const signature = standardWebhookSignature(sandbox.webhookSecret, `msg_${jobId}`, timestamp, body);
-				return fetch(`${listening}/webhook-waiting/${execution.id}/omni-video?row=${row}`, {
+				return fetch(quiet.callbackUrlOf(execution.id, row, listening), {
 					method: 'POST',
 					headers: { 'content-type': 'application/json', 'webhook-id': `msg_${jobId}`, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature },
 					body,

@@ -27,6 +27,20 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		return this.credentialTypes.getParentTypes(name);
 	}
 
+	/**
+	 * n8n-core 2.x asks this before it hands a node its credentials (assertCredentialUsableByNode);
+	 * 1.x has no such check and never calls it. The same rule as n8n 2.41's CredentialsHelper: a
+	 * type that sets `restrictToSupportedNodes` is usable only by its supported nodes, any other
+	 * (an unknown one included: the look-up fails later, with its own error) by every node.
+	 */
+	isCredentialUsableByNode(credentialType: string, nodeType: string): boolean {
+		if (!this.credentialTypes.recognizes(credentialType)) return true;
+		// `restrictToSupportedNodes` is a 2.x member of ICredentialType; the pinned 1.x types lack it.
+		const type = this.credentialTypes.getByName(credentialType) as { restrictToSupportedNodes?: boolean };
+		if (!type.restrictToSupportedNodes) return true;
+		return this.credentialTypes.getSupportedNodes(credentialType).includes(nodeType);
+	}
+
 	getCredentialsProperties(type: string): INodeProperties[] {
 		return this.credentialTypes.getByName(type).properties;
 	}
@@ -46,6 +60,15 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 	async updateCredentialsOauthTokenData(): Promise<void> {}
 
 	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	/**
+	 * n8n-core 2.x calls this (not preAuthentication) around OAuth2 token refreshes. The package's
+	 * credential has no preAuthentication, so, as n8n 2.41's CredentialsHelper does for such a type,
+	 * there is nothing to add.
+	 */
+	async runPreAuthentication(): Promise<undefined> {
 		return undefined;
 	}
 

@@ -9,7 +9,8 @@ import type { N8nTestInstance } from './instance';
 export function handDelivered(n8n: N8nTestInstance, executionId: string) {
 	const post = (jobId: string, row: number, sign: (body: string) => Record<string, string>): Promise<Response> => {
 		const body = JSON.stringify({ id: jobId, status: 'done', resultUrls: [`https://cdn.example/${jobId}.mp4`] });
-		return fetch(`${n8n.listeningUrl}/webhook-waiting/${executionId}/omni-video?row=${row}`, {
+		// The URL the node gave the job (its resume token included, on n8n 2.14+), on the port n8n listens on.
+		return fetch(n8n.callbackUrlOf(executionId, row, n8n.listeningUrl), {
 			method: 'POST',
 			headers: { 'content-type': 'application/json', ...sign(body) },
 			body,

@@ -67,6 +67,11 @@ interface ExecutionRecord extends Execution {
 	 * it, and only such a step changes it (see `waitTracker.queueMode`).
 	 */
 	workflowCopyStaticData: IDataObject;
+	/**
+	 * The execution's resume token (n8n 2.14+: n8n-workflow's createRunExecutionData makes one, and
+	 * every step's run data keeps it); undefined on older n8n, whose run data has none.
+	 */
+	resumeToken?: string;
 }
 
 /**
@@ -152,6 +157,35 @@ export class N8nTestInstance {
 		this.server.closeAllConnections();
 		await new Promise<void>((resolve) => this.server.close(() => resolve()));
 		shutdownEngine();
+	}
+
+	/**
+	 * `$execution.resumeUrl` as n8n-core hands it to the execution's nodes (getAdditionalKeys):
+	 * `<webhookWaitingBaseUrl>/<id>`, and from n8n 2.14, whose run data carries a resume token,
+	 * `?signature=<token>`, without which WaitingWebhooks refuses the call (401). `origin`: where the
+	 * call goes (listeningUrl when the webhook URL n8n gives out goes nowhere).
+	 */
+	resumeUrlOf(executionId: string, origin = this.baseUrl): string {
+		const token = this.resumeTokenOf(executionId);
+		return `${origin}/webhook-waiting/${executionId}${token === undefined ? '' : `?signature=${token}`}`;
+	}
+
+	/**
+	 * The URL a Wait for Callback job of this execution calls back for row `row`: the resume URL
+	 * with the node's own webhook path (`omni-video`) after it and the row in its query, the
+	 * resume token (n8n 2.14+) kept first. Spelled out here, not taken from the node, so that a test
+	 * comparing the node's URLs with it fails when the node builds them otherwise.
+	 */
+	callbackUrlOf(executionId: string, row: number, origin = this.baseUrl): string {
+		const token = this.resumeTokenOf(executionId);
+		return `${origin}/webhook-waiting/${executionId}/omni-video?${token === undefined ? '' : `signature=${token}&`}row=${row}`;
+	}
+
+	/** The execution's resume token, as its stored run data holds it (n8n 2.14+; undefined before). */
+	resumeTokenOf(executionId: string): string | undefined {
+		const execution = this.executions.get(executionId);
+		if (!execution) throw new Error(`No execution ${executionId}`);
+		return execution.resumeToken;
 	}
 
 	/** Runs a workflow from `startNode` with the given items, like a manual or scheduled run. */
@@ -291,6 +325,8 @@ export class N8nTestInstance {
 		staticDataFrom: 'stored' | 'executionCopy' = 'stored',
 	): Promise<void> {
 		execution.status = 'running';
+		// n8n-workflow 1.x's types have no resumeToken (2.14+ run data has one).
+		execution.resumeToken ??= (data as { resumeToken?: string }).resumeToken;
 		// Each run reads the workflow's stored static data (but see waitTracker.queueMode); n8n
 		// saves it back when a run ends or parks, unless the run is a manual one (hookFunctionsSave:
 		// never a manual run's).
@@ -331,11 +367,16 @@ export class N8nTestInstance {
 	private async resume(executionId: string, suffix: string, req: WebhookRequest, res: WebhookResponse, call: WebhookCall): Promise<void> {
 		const execution = this.executions.get(executionId);
 		if (!execution) return void res.status(404).json({ message: `The execution "${executionId}" does not exist.` });
+		// n8n 2.14+ checks the token first, before it looks at the execution's status: a call
+		// without it is refused 401 even while the execution runs or once it has finished. Only
+		// stored run data is checked (an execution's first step, still running, has none yet).
+		if (execution.run) {
+			const token = resumeTokenCheck(execution.run, req.url ?? '/', this.baseUrl);
+			if (!token.valid) return void res.status(401).json({ error: 'Invalid token' });
+			if (!suffix && token.webhookPath) suffix = token.webhookPath;
+		}
 		if (execution.status === 'running') return void res.status(409).json({ message: `The execution "${executionId}" is running already.` });
 		if (execution.status !== 'waiting') return void res.status(409).json({ message: `The execution "${executionId}" has finished already.` });
-		const token = resumeTokenCheck(execution.run!, req.url ?? '/', this.baseUrl);
-		if (!token.valid) return void res.status(401).json({ error: 'Invalid token' });
-		if (!suffix && token.webhookPath) suffix = token.webhookPath;
 
 		const parkedRun = execution.run;
 		const { data, lastNode } = resumeDataOf(execution.run!);
