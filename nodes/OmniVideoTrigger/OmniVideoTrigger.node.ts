@@ -30,7 +30,7 @@ export class OmniVideoTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Paste this node\'s Production URL (above) into the Callback URL option of Omni Video\'s Generate operation, then activate the workflow. Omni Video must reach n8n over HTTPS (set WEBHOOK_URL).',
+					'Paste this node\'s Production URL (above) into the Callback URL option of Omni Video\'s Generate operation, then activate the workflow. Omni Video must reach n8n over HTTPS (set N8N_WEBHOOK_URL, or WEBHOOK_URL on n8n 1.x).',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',

@@ -32,9 +32,10 @@ export async function writeMatrix(results: VersionResult[]): Promise<string> {
 	const text = [
 		'# Omni Video on each n8n release of the support matrix',
 		'',
-		`Run on ${new Date().toISOString().slice(0, 10)} at commit ${commit} with \`npm run test:e2e -- --matrix\`: every scenario of the`,
-		'end-to-end suite on one n8n process per version, against the sandbox (queue mode and the editor check run in CI on',
-		'the newest version). What each version changed that the node leans on: [n8n-internals.md](n8n-internals.md).',
+		`Run on ${new Date().toISOString().slice(0, 10)} at commit ${commit} with \`npm run test:e2e:matrix\`: the end-to-end suite's core`,
+		'scenarios (the main job, each wait mode, the trigger, a retry, a failed job, bad input) on one n8n process per version,',
+		'against the sandbox. CI runs every scenario, queue mode and the editor on the newest. What each version changed that',
+		'the node leans on: [n8n-internals.md](n8n-internals.md#what-the-node-leans-on-and-the-test-that-proves-it).',
 		'',
 		'| n8n | Node | Passed | Failed | Failed scenarios |',
 		'|---|---|---|---|---|',

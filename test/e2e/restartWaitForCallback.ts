@@ -30,14 +30,23 @@ const PATIENCE_MS = 600_000;
  */
 async function executionEnded(context: Context, id: string, timeoutMs: number): Promise<{ execution?: Execution; crashedSeen: boolean }> {
 	let execution: Execution | undefined;
-	let crashedSeen = false;
+	let crashedSeen: number | undefined;
 	await waitUntil(`execution ${id} to end`, async () => {
 		execution = await context.n8n.execution(id).catch(() => execution);
-		if (execution?.status === 'crashed') crashedSeen = true;
+		if (execution?.status === 'crashed') crashedSeen ??= Date.now();
+		// Crashed for longer than the wait tracker's minute and a callback's retries: nothing resumes it.
+		if (execution?.status === 'crashed' && Date.now() - crashedSeen! > CRASHED_FOR_GOOD_MS) return true;
 		return execution !== undefined && ['success', 'error'].includes(execution.status);
 	}, timeoutMs, 500).catch(() => undefined);
-	return { execution, crashedSeen };
+	return { execution, crashedSeen: crashedSeen !== undefined };
 }
+
+/**
+ * n8n 1.x and 2.8 resume a crashed execution on its next callback; 2.41 resumes only a waiting one
+ * (ActiveExecutions: `requireStatus: 'waiting'`), so a crashed one stays so: past this, the user's
+ * way on is the executions list's Retry, which gets the jobs back from the node's records.
+ */
+const CRASHED_FOR_GOOD_MS = 90_000;
 
 export async function waitForCallbackAcrossRestart(context: Context, name = 'wfc-restart'): Promise<string> {
 	const { sandbox } = context;
@@ -65,7 +74,11 @@ export async function waitForCallbackAcrossRestart(context: Context, name = 'wfc
 	const downMs = Date.now() - downFrom;
 	// This execution's own record, not the list's: right after a restart the list may show it with
 	// another status for a moment.
-	const { execution: last, crashedSeen } = await executionEnded(context, parked.id, PATIENCE_MS);
+	const ended = await executionEnded(context, parked.id, PATIENCE_MS);
+	const { crashedSeen } = ended;
+	let last = ended.execution;
+	const retried = last?.status === 'crashed';
+	if (retried) last = await context.n8n.execution((await context.n8n.retry(parked.id, false)).id);
 	const finished = last && ['success', 'error'].includes(last.status) ? last : undefined;
 
 	const figures = requestFigures(sandbox, { tag, key: keyLabel(name), from, rows: ROWS, speed: context.speed });
@@ -78,11 +91,15 @@ export async function waitForCallbackAcrossRestart(context: Context, name = 'wfc
 	const done = items.filter((item) => item.json.status === 'done').length;
 	const downstreamRuns = finished?.data?.resultData.runData.After?.length ?? 0;
 	const lastEnd = jobs.length ? realTimeOf(sandbox, Math.max(...jobs.map((job) => job.endsAt))) : downFrom;
-	const ended = finished
+	const outcome = finished
 		? `execution ${finished.id} ${finished.status}, ${done} of ${ROWS} items done, ${seconds(Date.parse(finished.stoppedAt ?? '') - lastEnd)} after the last job ended; "After" ran ${downstreamRuns} time(s)`
 		: `execution ${parked.id} still ${last?.status ?? 'unknown'} ${seconds(PATIENCE_MS)} after the restart`;
-	const crashed = crashedSeen ? ' (n8n showed it "crashed" after the restart: a continuation was running as n8n stopped)' : '';
-	const evidence = `${ROWS} items, sandbox profile ${sandbox.service.profile}, ${unsigned ? 'unsigned callbacks' : 'signing secret'}: ${madeBeforeRestart} jobs made before the restart, n8n down ${seconds(downMs)}; ${ended}${crashed}; jobs created per restart: ${figures.duplicates} (creates resent ${figures.createsResent}); ${describeFigures(figures, ROWS)}; ${attempts.length} deliveries, ${refused.length} not answered 200, ${lost} jobs whose callback never got through`;
+	const crashed = crashedSeen
+		? retried
+			? ' (n8n showed it "crashed" after the restart, a continuation running as n8n stopped, and no callback resumed it: retried from the executions list, as a user would)'
+			: ' (n8n showed it "crashed" after the restart: a continuation was running as n8n stopped)'
+		: '';
+	const evidence = `${ROWS} items, sandbox profile ${sandbox.service.profile}, ${unsigned ? 'unsigned callbacks' : 'signing secret'}: ${madeBeforeRestart} jobs made before the restart, n8n down ${seconds(downMs)}; ${outcome}${crashed}; jobs created per restart: ${figures.duplicates} (creates resent ${figures.createsResent}); ${describeFigures(figures, ROWS)}; ${attempts.length} deliveries, ${refused.length} not answered 200, ${lost} jobs whose callback never got through`;
 
 	check(finished, `the batch did not end after the restart: ${evidence}`);
 	check(finished.status === 'success', `execution ${finished.status}: ${errorOf(finished, 'Generate Video')?.message}; ${evidence}`);

@@ -8,8 +8,9 @@
  *   --scale                           queue mode only, with its measurements (Poll over workers,
  *                                     500 items), by hand; figures to docs/benchmarks.md
  *   --install                         only install the versions (and the Node they need), then stop
- *   --matrix                          the support matrix (cache.ts's MATRIX_VERSIONS), one process
- *                                     each, no queue mode or browser; results to docs/n8n-matrix.md
+ *   --core                            only the core scenarios (CORE_SCENARIOS)
+ *   --matrix                          the support matrix (cache.ts's MATRIX_VERSIONS), the core
+ *                                     scenarios on one process each; results to docs/n8n-matrix.md
  *   E2E_ONLY=name,name                (or --only=…)                    only these scenarios
  *   E2E_QUEUE=0 / E2E_BROWSER=0       (or --no-queue, --no-browser)    skip queue mode / the browser check
  *   E2E_KNOWN_FAILING=name,name       failures of these are reported as expected, not fatal
@@ -54,7 +55,14 @@ const matrix = process.argv.includes('--matrix');
 const scale = process.argv.includes('--scale');
 const browser = !scale && enabled('browser', 'E2E_BROWSER');
 const versions = list(option('versions', 'E2E_N8N_VERSIONS') ?? n8nFlag());
-const only = list(option('only', 'E2E_ONLY'));
+/**
+ * The core scenarios: the main job, each wait mode, the trigger, a retry, a failed job, bad input.
+ * What CI runs on the oldest supported n8n and the matrix on each release (`--core`).
+ */
+const CORE_SCENARIOS = ['example-text-to-video', 'text-to-video-poll-download', 'wait-for-callback-one-item', 'wait-for-callback-many-signed', 'wait-for-callback-many-lookup', 'trigger-once-per-real-callback', 'retry-returns-the-jobs-already-made', 'failed-job', 'bad-input-sends-nothing'];
+const core = matrix || process.argv.includes('--core');
+const named = list(option('only', 'E2E_ONLY'));
+const only = named.length ? named : core ? CORE_SCENARIOS : [];
 const knownFailing = list(process.env.E2E_KNOWN_FAILING);
 /** E2E_LARGE_SPEED (or --large-speed=…): the sandbox's speed in the 500-item checks; unset, theirs. */
 const largeSpeed = positiveNumber(option('large-speed', 'E2E_LARGE_SPEED'), 'E2E_LARGE_SPEED');
@@ -94,7 +102,8 @@ async function main(): Promise<void> {
 		const label = `[n8n ${version}]`;
 		let environment: Awaited<ReturnType<typeof startEnvironment>>;
 		try {
-			environment = await startEnvironment({ version, tarball, userFolder: join(cacheDir(), 'data', `n8n-${version}`) });
+			// The matrix keeps its own data folders: it may run beside another run of the suite.
+			environment = await startEnvironment({ version, tarball, userFolder: join(cacheDir(), 'data', ...(matrix ? ['matrix'] : []), `n8n-${version}`) });
 		} catch (error) {
 			// An n8n that does not install or start here fails in one line; the other versions still run.
 			await runCheck(label, 'install-and-start', () => Promise.reject(error));

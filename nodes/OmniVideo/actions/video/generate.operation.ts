@@ -108,7 +108,7 @@ const properties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'Omni Video must reach this n8n\'s resume URL over public https:// (set WEBHOOK_URL); otherwise the node polls instead and says why on each item. The node resumes once every item\'s job has ended, with one item per input item; a failed job gives an item with status "failed".',
+			'Omni Video must reach this n8n\'s resume URL over public https:// (set N8N_WEBHOOK_URL, or WEBHOOK_URL on n8n 1.x); otherwise the node polls instead and says why on each item. The node resumes once every item\'s job has ended, with one item per input item; a failed job gives an item with status "failed".',
 		name: 'callbackNotice',
 		type: 'notice',
 		default: '',
