@@ -73,7 +73,9 @@ export async function loadPackage(): Promise<LoadedPackage> {
 			if (!found) throw new Error(`Unknown credential type ${type}`);
 			return found;
 		},
-		getSupportedNodes: () => [],
+		// LoadNodesAndCredentials: the nodes that list the credential, named with the package's prefix.
+		// n8n-core 2.x's credentials helper asks this for a type that sets restrictToSupportedNodes.
+		getSupportedNodes: (type) => (loader.known.credentials[type]?.supportedNodes ?? []).map((name) => `${loader.packageName}.${name}`),
 		getParentTypes: () => [],
 	};
 	return { nodeTypes, credentialTypes };

@@ -21,7 +21,15 @@ export function resumeDataOf(parked: IRun): { data: IRunExecutionData; lastNode:
 	return { data, lastNode };
 }
 
-/** WebhookHelpers.prepareExecutionData: the webhook's items replace the waiting node's input. */
+/**
+ * WebhookHelpers.prepareExecutionData: the webhook's items replace the waiting node's input. n8n
+ * 2.x also marks the stack entry `forwardAllOutputs`, so that n8n-core 2.x's handleDisabledNode
+ * passes on every output the webhook filled, not only the first; n8n-core 1.x's has no such flag
+ * and ignores it.
+ */
 export function continueWith(data: IRunExecutionData, items: INodeExecutionData[][]): void {
-	data.executionData!.nodeExecutionStack[0].data.main = items;
+	const resuming = data.executionData!.nodeExecutionStack[0];
+	resuming.data.main = items;
+	// `forwardAllOutputs` is a 2.x member of ITaskMetadata; the pinned 1.x types lack it.
+	resuming.metadata = { ...resuming.metadata, forwardAllOutputs: true } as typeof resuming.metadata;
 }
