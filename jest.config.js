@@ -1,8 +1,8 @@
 /** Jest runs every suite under test/ with ts-jest against the dev tsconfig. */
 module.exports = {
   testEnvironment: 'node',
-  // The Activepieces piece's tests sit beside it, where its own node_modules resolve.
-	roots: ['<rootDir>/test', '<rootDir>/activepieces/test'],
+  // The Activepieces piece's and the MCP server's tests sit beside them, where their own node_modules resolve.
+	roots: ['<rootDir>/test', '<rootDir>/activepieces/test', '<rootDir>/mcp/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json' }],
