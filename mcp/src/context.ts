@@ -1,4 +1,5 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { JobRecord } from '../../core';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Connections, type Connection } from './connection';
 import { ServerLedger, type LedgerState } from './ledger';
@@ -17,6 +18,8 @@ export interface ToolContext {
 	spend: SpendGuard;
 	/** When each job seen here is expected to end (real ms), for "look again in N s". */
 	expectedEnds: Map<string, number>;
+	/** Each job as last seen here: where a wait starts without spending a lookup. */
+	lastSeen: Map<string, JobRecord>;
 }
 
 export function createToolContext(settings: Settings): ToolContext {
@@ -31,6 +34,7 @@ export function createToolContext(settings: Settings): ToolContext {
 		ledger: new ServerLedger(state, now),
 		spend: new SpendGuard(settings.spendCap, state, now),
 		expectedEnds: new Map(),
+		lastSeen: new Map(),
 	};
 }
 

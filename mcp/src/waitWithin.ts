@@ -26,11 +26,14 @@ export async function waitWithin(context: ToolContext, connection: Connection, e
 		try {
 			job = await connection.client.waitForJob(job.id, {
 				timeoutMs: leftMs,
+				// A look the plan's windows cannot fit before the bound is not taken: the receipt comes instead.
+				deadlineAtMs: plan.deadlineMs,
 				signal: extra.signal,
 				expectedMs: plan.expectedMs,
 				createdAtMs: plan.retried ? Date.parse(job.createdAt ?? '') || undefined : undefined,
 				onProgress: (seen) => {
 					job = seen;
+					context.lastSeen.set(seen.id, seen);
 					context.spend.observe(connection.fingerprint, seen);
 					plan.progress.say(`Job ${seen.id} is ${seen.rawStatus}${seen.progress !== undefined ? ` (${seen.progress} %)` : ''}`);
 				},
@@ -38,10 +41,11 @@ export async function waitWithin(context: ToolContext, connection: Connection, e
 		} catch (error) {
 			// A failed job is a result with its reason; the bound reached is a receipt; anything else is the caller's error.
 			if (isOmniVideoError(error) && error.kind === 'job_failed') job = await connection.client.getJob(job.id).catch(() => ({ ...job, status: 'failed' as const, error: error.message }));
-			else if (!(isOmniVideoError(error) && error.code === 'wait_timeout')) throw error;
+			else if (!(isOmniVideoError(error) && (error.code === 'wait_timeout' || error.kind === 'rate_limit'))) throw error;
 		}
 	}
 	context.spend.observe(connection.fingerprint, job);
+	context.lastSeen.set(job.id, job);
 	return answer(context, job, plan);
 }
 

@@ -101,7 +101,7 @@ describe.each(READINGS)('the MCP server over stdio, the SDK Client, --service %s
 		expect(jobId).toBeDefined();
 		const lookupsOf = () => sandbox.journal.filter((entry) => entry.method === 'GET' && entry.path.endsWith(`/${jobId}`)).length;
 		const atCancel = lookupsOf();
-		await new Promise((resolve) => setTimeout(resolve, 8_000));
+		await new Promise((resolve) => setTimeout(resolve, 5_000));
 		expect(lookupsOf()).toBe(atCancel);
 		const looked = await callAndKeep(server.client, 'get_job', { jobId });
 		expect(looked.output.jobId).toBe(jobId);

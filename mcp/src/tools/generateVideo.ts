@@ -84,6 +84,7 @@ async function generate(context: ToolContext, args: Args, extra: ToolExtra): Pro
 			})
 			.then((created) => {
 				context.spend.observe(connection.fingerprint, created.job, created.request);
+				context.lastSeen.set(created.job.id, created.job);
 				// A job picked up again is part way through already: half its time is the better guess.
 				if (!context.expectedEnds.has(created.job.id)) context.expectedEnds.set(created.job.id, Date.now() + (created.replayed ? created.expectedMs / 2 : created.expectedMs));
 				return created;

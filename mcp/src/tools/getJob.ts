@@ -29,6 +29,7 @@ async function lookUp(context: ToolContext, jobIdArg: string, extra: ToolExtra):
 	const connection = context.connect(extra);
 	const job = await connection.client.getJob(jobId, { signal: extra.signal });
 	context.spend.observe(connection.fingerprint, job);
+	context.lastSeen.set(job.id, job);
 	if (job.status === 'done') return jobResult(job, { message: `Video ready (job ${job.id}): ${job.resultUrls[0] ?? 'no URL was given'}.` });
 	if (job.status === 'failed') {
 		return jobResult(job, { message: `Omni Video job ${job.id} failed: ${job.error ?? 'no reason given'}${job.errorCode ? ` (${job.errorCode})` : ''}. No credits are charged for it. Change what the reason names, then call generate_video with newVideo: true.` });

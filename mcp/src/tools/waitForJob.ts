@@ -35,7 +35,7 @@ async function wait(context: ToolContext, args: { jobId: string; waitSeconds?: n
 	const progress = progressFor(extra, waitSeconds);
 	try {
 		progress.say(`Looking up job ${jobId}`);
-		const job = await connection.client.getJob(jobId, { signal: extra.signal });
+		const job = context.lastSeen.get(jobId) ?? (await connection.client.getJob(jobId, { signal: extra.signal, deadlineAtMs: deadlineMs }));
 		const expectedEnd = context.expectedEnds.get(jobId);
 		const expectedMs = expectedEnd !== undefined ? Math.max(1_000, expectedEnd - Date.now()) : context.settings.expectedRenderSeconds !== undefined ? context.settings.expectedRenderSeconds * 1000 : undefined;
 		return await waitWithin(context, connection, extra, { job, deadlineMs, expectedMs, progress });
