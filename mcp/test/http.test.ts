@@ -86,8 +86,8 @@ describe.each(READINGS)('the MCP server over Streamable HTTP, the SDK Client, --
 			const surfaced = timed.filter(({ result }) => result.isError || /429|rate.?limit|too many/i.test(result.text));
 			expect(surfaced).toEqual([]);
 			expect(Math.max(...timed.map(({ ms }) => ms))).toBeLessThan((boundSeconds + 2) * 1000);
-			// Whatever was not ready is picked up again by the same calls, and makes no second job.
-			let pending = timed.map(({ result }) => result).filter((result) => result.output.status !== 'done');
+			// A call still waiting for a place is picked up by the same call again, and makes no second job.
+			let pending = timed.map(({ result }) => result).filter((result) => result.output.status === 'waiting_for_place');
 			for (let round = 0; round < 10 && pending.length > 0; round++) {
 				const next = await Promise.all(
 					pending.map((result) => {
@@ -96,7 +96,7 @@ describe.each(READINGS)('the MCP server over Streamable HTTP, the SDK Client, --
 					}),
 				);
 				expect(next.filter((result) => result.isError)).toEqual([]);
-				pending = next.filter((result) => result.output.status !== 'done');
+				pending = next.filter((result) => result.output.status === 'waiting_for_place');
 			}
 			expect(pending).toEqual([]);
 			expect(counts(sandbox).creates - before.creates).toBe(20);
