@@ -151,6 +151,20 @@ describe.each(READINGS)('the MCP server over stdio, the SDK Client, --service %s
 		expect(counts(sandbox).jobs - before.jobs).toBe(3);
 	});
 
+	it('a create whose answer from the service was lost is never sent again: the call says what to check', async () => {
+		const args = { prompt: 'A cut connection [sandbox:reset-after-accept]', resolution: '720P', duration: 4, waitSeconds: 5 };
+		const before = counts(sandbox);
+		const first = await callAndKeep(server.client, 'generate_video', args);
+		expect(first.isError).toBe(true);
+		const again = await callAndKeep(server.client, 'generate_video', args);
+		expect(again.isError).toBe(true);
+		expect(again.text).toContain('dashboard');
+		expect(again.text).toContain('newVideo: true');
+		// The service made one job (and charged it); nothing was sent for the retry.
+		expect(counts(sandbox).creates - before.creates).toBe(1);
+		expect(counts(sandbox).jobs - before.jobs).toBe(1);
+	});
+
 	it('keeps its records on disk: a restarted server answers a retry with the job made before', async () => {
 		const stateFile = join(folder, 'state.json');
 		const env = serverEnv(sandbox, { OMNI_VIDEO_MCP_STATE_FILE: stateFile });
