@@ -31,7 +31,8 @@ interface McpBenchResult {
 async function onReading(reading: Reading): Promise<McpBenchResult> {
 	// Speed 1: the service's own render times, the server's own estimates.
 	const sandbox = await sandboxFor(reading, { speed: 1 });
-	const { OMNI_VIDEO_EXPECTED_RENDER_SECONDS: _fast, ...env } = serverEnv(sandbox);
+	const env = serverEnv(sandbox);
+	delete env.OMNI_VIDEO_EXPECTED_RENDER_SECONDS;
 	const server = await overStdio(env);
 	const started = Date.now();
 	let longestCallMs = 0;
