@@ -206,3 +206,19 @@ describe.each(READINGS)('the MCP server over stdio, the SDK Client, --service %s
 		expect(everything).not.toContain(sandbox.keys.pro);
 	});
 });
+
+describe('the MCP server with no base URL', () => {
+	it('starts, lists its tools, and every call says what to set', async () => {
+		const server = await overStdio({ PATH: process.env.PATH ?? '' });
+		try {
+			const { tools } = await server.client.listTools();
+			expect(tools).toHaveLength(4);
+			const result = await call(server.client, 'get_job', { jobId: 'job_1' });
+			expect(result.isError).toBe(true);
+			expect(result.text).toContain('OMNI_VIDEO_BASE_URL');
+			expect(server.log()).toContain('OMNI_VIDEO_BASE_URL is not set');
+		} finally {
+			await server.close();
+		}
+	});
+});
