@@ -5,6 +5,9 @@ import { lookAgainSeconds, type ToolContext, type ToolExtra } from './context';
 import { jobResult } from './jobResult';
 import type { Progress } from './progress';
 
+/** Time kept for the wait's last look to be answered before the call's bound. */
+const LAST_LOOK_MS = 1_000;
+
 export interface WaitPlan {
 	job: JobRecord;
 	deadlineMs: number;
@@ -21,11 +24,12 @@ export interface WaitPlan {
 export async function waitWithin(context: ToolContext, connection: Connection, extra: ToolExtra, plan: WaitPlan): Promise<CallToolResult> {
 	let job = plan.job;
 	const leftMs = plan.deadlineMs - Date.now();
-	if (!isTerminal(job) && leftMs > 1_000) {
+	if (!isTerminal(job) && leftMs > 1.5 * LAST_LOOK_MS) {
 		plan.progress.say(`Job ${job.id} is ${job.rawStatus}`);
 		try {
 			job = await connection.client.waitForJob(job.id, {
-				timeoutMs: leftMs,
+				// The last look is taken this long before the bound, so that its answer comes inside it.
+				timeoutMs: leftMs - LAST_LOOK_MS,
 				// A look the plan's windows cannot fit before the bound is not taken: the receipt comes instead.
 				deadlineAtMs: plan.deadlineMs,
 				signal: extra.signal,

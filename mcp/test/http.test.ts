@@ -86,18 +86,19 @@ describe.each(READINGS)('the MCP server over Streamable HTTP, the SDK Client, --
 			const surfaced = timed.filter(({ result }) => result.isError || /429|rate.?limit|too many/i.test(result.text));
 			expect(surfaced).toEqual([]);
 			expect(Math.max(...timed.map(({ ms }) => ms))).toBeLessThan((boundSeconds + 2) * 1000);
-			// A call still waiting for a place is picked up by the same call again, and makes no second job.
-			let pending = timed.map(({ result }) => result).filter((result) => result.output.status === 'waiting_for_place');
+			// As an agent does: each answer's nextStep is followed (wait_for_job for a receipt, generate_video
+			// again for a call still waiting for a place) until every video is done, and none makes a second job.
+			let pending = timed.map(({ result }) => result).filter((result) => result.output.status !== 'done');
 			for (let round = 0; round < 10 && pending.length > 0; round++) {
 				const next = await Promise.all(
 					pending.map((result) => {
 						const step = result.output.nextStep as { tool: string; arguments: Record<string, unknown> };
-						// Its job id is enough here: no wait for the video.
-						return call(connected.client, step.tool, { ...step.arguments, waitSeconds: 0 });
+						return call(connected.client, step.tool, step.arguments);
 					}),
 				);
-				expect(next.filter((result) => result.isError)).toEqual([]);
-				pending = next.filter((result) => result.output.status === 'waiting_for_place');
+				outputs.push(...next.map((result) => JSON.stringify(result)));
+				expect(next.filter((result) => result.isError || /429|rate.?limit|too many/i.test(result.text))).toEqual([]);
+				pending = next.filter((result) => result.output.status !== 'done');
 			}
 			expect(pending).toEqual([]);
 			expect(counts(sandbox).creates - before.creates).toBe(20);
