@@ -9,6 +9,9 @@ export interface NextStep {
 	afterSeconds: number;
 }
 
+/** The argument naming a job, as get_job and wait_for_job take it. */
+export const jobIdShape = { jobId: z.string().describe('The jobId a generate_video result gave, such as job_abc123.') };
+
 /** The shape every job-returning tool answers with (its output schema). */
 export const jobOutputShape = {
 	status: z.enum(['queued', 'running', 'done', 'failed', 'waiting_for_place']).describe('done: videoUrl is ready. failed: see error. queued/running: call nextStep.tool later. waiting_for_place: not created yet, call generate_video again as nextStep says.'),
@@ -77,7 +80,7 @@ export function waitingForPlaceResult(args: Record<string, unknown>, requestId: 
 			`Not created yet: every job the plan runs at once is busy, so this request waits its turn on the server (${Math.round(waitedSeconds)} s so far). ` +
 			'Call generate_video again with nextStep.arguments in about 15 s: it picks this request up and makes no second video.',
 	};
-	return { content: [{ type: 'text', text: `${output.message}\n${JSON.stringify(output)}` }, ], structuredContent: output };
+	return { content: [{ type: 'text', text: `${output.message}\n${JSON.stringify(output)}` }], structuredContent: output };
 }
 
 function pick(view: ReturnType<typeof jobView>): Partial<JobOutput> {

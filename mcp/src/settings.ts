@@ -108,3 +108,9 @@ function flagValues(argv: string[], flag: string): string[] {
 	});
 	return values;
 }
+
+/** The call's own wait, else the server's, within 0 to MAX_WAIT_SECONDS. */
+export function boundedWait(asked: number | undefined, serverDefault: number): number {
+	if (asked === undefined || !Number.isFinite(asked)) return serverDefault;
+	return Math.min(MAX_WAIT_SECONDS, Math.max(0, asked));
+}

@@ -5,9 +5,6 @@ import { lookAgainSeconds, type ToolContext, type ToolExtra } from './context';
 import { jobResult } from './jobResult';
 import type { Progress } from './progress';
 
-/** Time kept for the wait's last look to be answered before the call's bound. */
-const LAST_LOOK_MS = 1_000;
-
 export interface WaitPlan {
 	job: JobRecord;
 	deadlineMs: number;
@@ -24,13 +21,14 @@ export interface WaitPlan {
 export async function waitWithin(context: ToolContext, connection: Connection, extra: ToolExtra, plan: WaitPlan): Promise<CallToolResult> {
 	let job = plan.job;
 	const leftMs = plan.deadlineMs - Date.now();
-	if (!isTerminal(job) && leftMs > 1.5 * LAST_LOOK_MS) {
+	if (!isTerminal(job) && leftMs > 1_000) {
 		plan.progress.say(`Job ${job.id} is ${job.rawStatus}`);
 		try {
 			job = await connection.client.waitForJob(job.id, {
-				// The last look is taken this long before the bound, so that its answer comes inside it.
-				timeoutMs: leftMs - LAST_LOOK_MS,
-				// A look the plan's windows cannot fit before the bound is not taken: the receipt comes instead.
+				timeoutMs: leftMs,
+				// A look that would be answered after the bound (one due at it, or one the plan's windows
+				// cannot fit) is not taken: requests are scarce (200 an hour on Pro), the receipt carries the
+				// job as last seen, and wait_for_job goes on with the schedule.
 				deadlineAtMs: plan.deadlineMs,
 				signal: extra.signal,
 				expectedMs: plan.expectedMs,
@@ -70,7 +68,7 @@ function answer(context: ToolContext, job: JobRecord, plan: WaitPlan): CallToolR
 		...common,
 		nextStep: { tool: 'wait_for_job', arguments: { jobId: job.id }, afterSeconds: 0 },
 		message:
-			`${was}Job ${job.id} is ${job.rawStatus} and keeps rendering on Omni Video; it is expected in about ${afterSeconds} s. This call stopped waiting so as not to run into your client's timeout. ` +
+			`${was}Job ${job.id} was ${job.rawStatus} when last seen and keeps rendering on Omni Video; it is expected in about ${afterSeconds} s. This call stopped waiting so as not to run into your client's timeout. ` +
 			`Call wait_for_job with jobId "${job.id}" now (it waits up to ${Math.round(context.settings.waitSeconds)} s), or get_job with the same id in ${afterSeconds} s. Do not call generate_video again for it.`,
 	});
 }

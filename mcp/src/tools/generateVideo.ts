@@ -6,7 +6,7 @@ import type { ToolContext, ToolExtra } from '../context';
 import { jobOutputShape, waitingForPlaceResult } from '../jobResult';
 import { progressFor } from '../progress';
 import { requestIdentity } from '../requestKey';
-import { MAX_WAIT_SECONDS } from '../settings';
+import { boundedWait, MAX_WAIT_SECONDS } from '../settings';
 import { SpendCapError } from '../spendCap';
 import { toolError } from '../toolError';
 import { waitWithin } from '../waitWithin';
@@ -110,12 +110,6 @@ async function generate(context: ToolContext, args: Args, extra: ToolExtra): Pro
 	} finally {
 		progress.stop();
 	}
-}
-
-/** The call's own wait, else the server's, within 0 to MAX_WAIT_SECONDS. */
-export function boundedWait(asked: number | undefined, serverDefault: number): number {
-	if (asked === undefined || !Number.isFinite(asked)) return serverDefault;
-	return Math.min(MAX_WAIT_SECONDS, Math.max(0, asked));
 }
 
 /** The create's outcome, or undefined when the deadline comes first (the create goes on). */

@@ -1,12 +1,9 @@
-import { z } from 'zod/v4';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { validateJobId } from '../../../core';
 import { lookAgainSeconds, type ToolContext, type ToolExtra } from '../context';
-import { jobOutputShape, jobResult } from '../jobResult';
+import { jobIdShape, jobOutputShape, jobResult } from '../jobResult';
 import { toolError } from '../toolError';
-
-export const jobIdShape = { jobId: z.string().describe('The jobId a generate_video result gave, such as job_abc123.') };
 
 export function registerGetJob(server: McpServer, context: ToolContext): void {
 	server.registerTool(

@@ -3,13 +3,11 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { validateJobId } from '../../../core';
 import type { ToolContext, ToolExtra } from '../context';
-import { jobOutputShape } from '../jobResult';
+import { jobIdShape, jobOutputShape } from '../jobResult';
 import { progressFor } from '../progress';
-import { MAX_WAIT_SECONDS } from '../settings';
+import { boundedWait, MAX_WAIT_SECONDS } from '../settings';
 import { toolError } from '../toolError';
 import { waitWithin } from '../waitWithin';
-import { jobIdShape } from './getJob';
-import { boundedWait } from './generateVideo';
 
 export function registerWaitForJob(server: McpServer, context: ToolContext): void {
 	server.registerTool(
