@@ -10,7 +10,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, counts, overStdio, READINGS, sandboxFor, serverEnv, type Reading } from '../mcp/test/support/mcpHarness';
+import { call, counts, mentionsRateLimit, overStdio, READINGS, sandboxFor, serverEnv, type Reading } from '../mcp/test/support/mcpHarness';
 
 const CALLS = 10;
 const ARGS = (i: number) => ({ prompt: `A street market at dusk, shot ${i}`, resolution: '720P', duration: 4 });
@@ -43,7 +43,7 @@ async function onReading(reading: Reading): Promise<McpBenchResult> {
 		const result = await call(server.client, name, args);
 		longestCallMs = Math.max(longestCallMs, Date.now() - at);
 		callsMade++;
-		if (/429|rate.?limit|too many requests/i.test(result.text)) surfaced429++;
+		if (mentionsRateLimit(result)) surfaced429++;
 		if (result.isError) throw new Error(`${name} failed: ${result.text}`);
 		return result;
 	};

@@ -97,6 +97,15 @@ export async function call(client: Client, name: string, args: Record<string, un
 	return { ...result, output: (result.structuredContent ?? {}) as Record<string, unknown>, text: result.content.map((c) => ('text' in c ? c.text : '')).join('\n') };
 }
 
+/**
+ * Whether a result tells the agent of a rate limit: an error, or words in its message (not its data,
+ * where a timestamp such as 12:00:18.429Z holds "429").
+ */
+export function mentionsRateLimit(result: { isError?: boolean; output: Record<string, unknown>; text: string }): boolean {
+	const words = result.isError ? result.text : String(result.output.message ?? '');
+	return /\b429\b|rate.?limit|too many requests|concurrency.?limit/i.test(words);
+}
+
 /** Counts from the sandbox's own journal: what the service saw, whatever the server says. */
 export function counts(sandbox: Sandbox) {
 	const api = sandbox.journal.filter((entry) => entry.path.startsWith('/api/'));
