@@ -19,8 +19,8 @@ const projects = [
 	{
 		...base,
 		displayName: 'pinned',
-		// The Activepieces piece's tests sit beside it, where its own node_modules resolve.
-		roots: ['<rootDir>/test', '<rootDir>/activepieces/test'],
+		// The Activepieces piece's and the MCP server's tests sit beside them, where their own node_modules resolve.
+		roots: ['<rootDir>/test', '<rootDir>/activepieces/test', '<rootDir>/mcp/test'],
 		testMatch: ['**/*.test.ts'],
 	},
 	{

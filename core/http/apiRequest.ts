@@ -30,6 +30,11 @@ export interface ApiCall {
 	/** Set on creates: makes the call "unsafe", never retried once it may have reached the service. */
 	idempotencyKey?: string;
 	signal?: AbortSignalLike;
+	/**
+	 * The signal stops the call only while it waits for its turn: a request once sent runs to its
+	 * answer (a host whose caller went away still learns which job a create made).
+	 */
+	finishOnceSent?: boolean;
 	/** Retries of 429s and refused connections stop when this much time has passed. */
 	retryBudgetMs?: number;
 	/**
@@ -88,7 +93,7 @@ export async function callApi(runtime: ApiRuntime, call: ApiCall): Promise<HttpR
 				headers,
 				body: call.body,
 				timeoutMs: Math.max(MIN_REQUEST_TIME_MS, timeoutMs),
-				signal: call.signal,
+				signal: call.finishOnceSent ? undefined : call.signal,
 			}),
 		);
 		let next: NextStep;

@@ -15,6 +15,12 @@ export interface GenerateVideoOptions {
 	/** Reuse one key per input item across your own retries; a fresh one is made otherwise. */
 	idempotencyKey?: string;
 	signal?: AbortSignalLike;
+	/**
+	 * The signal stops the create while it waits for a place or its turn, never once it is sent:
+	 * its answer is read, and its job noted in the ledger, so that a caller who gave up and asks
+	 * again gets that job (an MCP client cancels a call it timed out).
+	 */
+	finishOnceSent?: boolean;
 	/** Allow an http:// callback to a loopback host (local sandbox only). */
 	allowInsecureLoopbackCallback?: boolean;
 	/**
@@ -217,6 +223,7 @@ async function createOnce(
 				body: request,
 				idempotencyKey,
 				signal: options.signal,
+				finishOnceSent: options.finishOnceSent,
 				deadlineAtMs: options.deadlineAtMs,
 				retryBudgetMs: options.retryBudgetMs,
 				returnConcurrencyRefusal: queuesForPlace && runtime.clock.now() < queueUntilMs,

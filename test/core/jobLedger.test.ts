@@ -64,6 +64,37 @@ describe('the ledger: a run asked again gets its jobs from our own records, on a
 		expect(sent.creates()).toHaveLength(1);
 	});
 
+	it('with finishOnceSent a cancel stops a create only while it waits: once sent, its answer and job are kept', async () => {
+		const inFlight = new AbortController();
+		const { time, sent, client, sandbox } = await coreSandbox({
+			sandbox: { service: 'spec' },
+			wrapTransport: (transport) => ({
+				...transport,
+				// The caller goes away the moment the create leaves.
+				api: (request) => {
+					if (request.method === 'POST') inFlight.abort();
+					return transport.api(request);
+				},
+			}),
+		});
+		const ledger = memoryLedger();
+		const input = { prompt: 'A cormorant' };
+		// Cancelled while it waits for its turn: nothing is sent, nothing noted.
+		client.runtime.limiter.pause(10_000);
+		const waiting = new AbortController();
+		const stopped = client.generateVideo(input, { idempotencyKey: 'idem_ledger_5', ledger, signal: waiting.signal, finishOnceSent: true }).catch((caught: unknown) => caught);
+		await time.advance(1_000);
+		waiting.abort();
+		expect(await time.run(stopped)).toMatchObject({ code: 'cancelled' });
+		expect(sent.creates()).toHaveLength(0);
+		await time.advance(10_000);
+
+		const created = await time.run(client.generateVideo(input, { idempotencyKey: 'idem_ledger_5', ledger, signal: inFlight.signal, finishOnceSent: true }));
+		expect(inFlight.signal.aborted).toBe(true);
+		expect(ledger.entries.get('idem_ledger_5')).toEqual({ jobId: created.job.id });
+		expect(sandbox.jobs.all.size).toBe(1);
+	});
+
 	it('records the host lost or overwrote with older ones: this process still knows the jobs it made, for the same body only', async () => {
 		// n8n 2.x can resume an execution with data read before another process ran and parked a
 		// step: that step's rows look unmade again (docs/n8n-internals.md).

@@ -23,7 +23,7 @@ function buildIfStale(marker: string, sources: string[], build: () => void): voi
 /**
  * The n8n engine tests load the built n8n package, as n8n does, and the Activepieces tests load the
  * built piece, as Activepieces' engine does: each is built when missing or older than a source, so
- * `npm test` on a fresh clone tests what the builds make.
+ * `npm test` on a fresh clone tests what the builds make. The MCP server's bin likewise.
  */
 export default function buildPackagesIfStale(): void {
 	// Test workers inherit this environment: their temporary folders go under one folder that
@@ -39,4 +39,8 @@ export default function buildPackagesIfStale(): void {
 		execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(piece, 'tsconfig.json')], { cwd: piece, stdio: 'ignore' });
 		execFileSync(process.execPath, [join(piece, 'build', 'entries.mjs')], { cwd: piece, stdio: 'ignore' });
 	});
+	// The MCP tests run the server as its users do: the built bin, over stdio and HTTP.
+	buildIfStale(join(ROOT, 'mcp', 'dist', 'cli.js'), ['core', 'mcp/src', 'mcp/package.json'], () =>
+		execFileSync('npm', ['run', 'build', '--silent'], { cwd: join(ROOT, 'mcp'), stdio: 'ignore' }),
+	);
 }

@@ -1,0 +1,120 @@
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run by people, never shipped */
+/**
+ * `npm run bench:mcp`: the MCP surface, as an agent drives it. Ten generate_video calls at once on
+ * a Pro key through the SDK's Client over stdio, against the sandbox at real speed (renders of
+ * 30–90 s, so the 45 s wait bound is met), each followed through its nextStep until done, then
+ * each call made once more with the same arguments (an agent retrying); on both readings of the
+ * service. Counted from the sandbox's journal: requests a job, 429s the sandbox answered and 429s
+ * the agent saw, jobs made per retried call; timed: the longest single call. Results go to
+ * bench/results/mcp.json and mcp.md.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { call, counts, mentionsRateLimit, overStdio, READINGS, sandboxFor, serverEnv, type Reading } from '../mcp/test/support/mcpHarness';
+
+const CALLS = 10;
+const ARGS = (i: number) => ({ prompt: `A street market at dusk, shot ${i}`, resolution: '720P', duration: 4 });
+
+interface McpBenchResult {
+	reading: Reading;
+	calls: number;
+	jobs: number;
+	requestsPerJob: number;
+	longestCallMs: number;
+	callsMade: number;
+	surfaced429: number;
+	sandbox429: number;
+	jobsPerRetriedCall: number;
+	wallMs: number;
+}
+
+async function onReading(reading: Reading): Promise<McpBenchResult> {
+	// Speed 1: the service's own render times, the server's own estimates.
+	const sandbox = await sandboxFor(reading, { speed: 1 });
+	const env = serverEnv(sandbox);
+	delete env.OMNI_VIDEO_EXPECTED_RENDER_SECONDS;
+	const server = await overStdio(env);
+	const started = Date.now();
+	let longestCallMs = 0;
+	let callsMade = 0;
+	let surfaced429 = 0;
+	const timedCall = async (name: string, args: Record<string, unknown>) => {
+		const at = Date.now();
+		const result = await call(server.client, name, args);
+		longestCallMs = Math.max(longestCallMs, Date.now() - at);
+		callsMade++;
+		if (mentionsRateLimit(result)) surfaced429++;
+		if (result.isError) throw new Error(`${name} failed: ${result.text}`);
+		return result;
+	};
+	try {
+		await Promise.all(
+			Array.from({ length: CALLS }, async (_, i) => {
+				let result = await timedCall('generate_video', ARGS(i));
+				while (result.output.status !== 'done') {
+					const step = result.output.nextStep as { tool: string; arguments: Record<string, unknown> };
+					result = await timedCall(step.tool, step.arguments);
+				}
+			}),
+		);
+		const made = counts(sandbox);
+		const wallMs = Date.now() - started;
+		await Promise.all(Array.from({ length: CALLS }, (_, i) => timedCall('generate_video', ARGS(i))));
+		const after = counts(sandbox);
+		return {
+			reading,
+			calls: CALLS,
+			jobs: made.jobs,
+			requestsPerJob: made.requests / made.jobs,
+			longestCallMs,
+			callsMade,
+			surfaced429,
+			sandbox429: after.refused429,
+			jobsPerRetriedCall: (after.creates - made.creates) / CALLS,
+			wallMs,
+		};
+	} finally {
+		await server.close();
+		await sandbox.close();
+	}
+}
+
+function report(results: McpBenchResult[], date: string): string {
+	const rows = results.map(
+		(r) =>
+			`| ${r.reading} | ${r.jobs} | ${r.requestsPerJob.toFixed(2)} | ${(r.longestCallMs / 1000).toFixed(1)} s | ${r.callsMade} | ${r.surfaced429} | ${r.sandbox429} | ${r.jobsPerRetriedCall} | ${(r.wallMs / 1000).toFixed(0)} s |`,
+	);
+	return [
+		'# MCP server: measured',
+		'',
+		`${date} UTC, \`npm run bench:mcp\`: ${CALLS} \`generate_video\` calls at once on a Pro key (5 jobs at once, 30 requests a minute),`,
+		'the SDK Client over stdio, the sandbox at real speed (720P, 4 s: renders drawn across 30–90 s), the default 45 s bound.',
+		'Each call is followed through its `nextStep` until its video is done, then made once more with the same arguments.',
+		'',
+		'| Reading | Jobs | Requests a job | Longest call | Calls made | 429s the agent saw | 429s the sandbox answered | Jobs made per retried call | Wall |',
+		'|---|---|---|---|---|---|---|---|---|',
+		...rows,
+		'',
+	].join('\n');
+}
+
+async function main(): Promise<void> {
+	const results: McpBenchResult[] = [];
+	for (const reading of READINGS) {
+		const result = await onReading(reading);
+		console.log(JSON.stringify(result));
+		results.push(result);
+	}
+	const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+	const dir = join(__dirname, 'results');
+	writeFileSync(join(dir, 'mcp.json'), `${JSON.stringify({ date, results }, null, 2)}\n`);
+	writeFileSync(join(dir, 'mcp.md'), report(results, date));
+}
+
+main().then(
+	() => process.exit(0),
+	(error: unknown) => {
+		console.error(error);
+		process.exit(1);
+	},
+);

@@ -1,0 +1,41 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createToolContext } from './context';
+import { startHttpServer } from './httpServer';
+import { createServer } from './server';
+import { readSettings, SettingsError } from './settings';
+
+const USAGE = `omni-video-mcp: Omni Video's MCP server (docs/mcp.md)
+  omni-video-mcp                     stdio, for Claude Desktop, Cursor, VS Code
+  omni-video-mcp --http [--port N]   Streamable HTTP at http://127.0.0.1:N/mcp (default 3333)
+Options: --host H, --allow-origin O, --wait-seconds S, --allow-dir D, --state-file F
+Environment: OMNI_VIDEO_API_KEY, OMNI_VIDEO_BASE_URL, OMNI_VIDEO_PLAN (pro|premium),
+  OMNI_VIDEO_SPEND_CAP_CREDITS, OMNI_VIDEO_SPEND_CAP_HOURS, OMNI_VIDEO_MCP_WAIT_SECONDS,
+  OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES, OMNI_VIDEO_MCP_ALLOWED_DIRS, OMNI_VIDEO_MCP_STATE_FILE,
+  OMNI_VIDEO_EXPECTED_RENDER_SECONDS`;
+
+/** Everything the server says goes to stderr: over stdio, stdout carries the protocol alone. */
+function say(line: string): void {
+	process.stderr.write(`${line}\n`);
+}
+
+async function main(): Promise<void> {
+	const argv = process.argv.slice(2);
+	if (argv.includes('--help')) return say(USAGE);
+	const settings = readSettings(argv, process.env);
+	const context = createToolContext(settings);
+	if (settings.baseUrl === '') say('omni-video-mcp: OMNI_VIDEO_BASE_URL is not set; every tool call will say so until it is.');
+	if (settings.transport === 'http') {
+		const running = await startHttpServer(context);
+		say(`omni-video-mcp: Streamable HTTP on ${running.url}`);
+		const stop = () => void running.close().then(() => process.exit(0));
+		process.once('SIGINT', stop);
+		process.once('SIGTERM', stop);
+		return;
+	}
+	await createServer(context).connect(new StdioServerTransport());
+}
+
+main().catch((error: unknown) => {
+	say(error instanceof SettingsError ? `omni-video-mcp: ${error.message}` : `omni-video-mcp: ${error instanceof Error ? error.message : String(error)}`);
+	process.exit(error instanceof SettingsError ? 2 : 1);
+});

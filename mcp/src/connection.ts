@@ -1,0 +1,62 @@
+import { abortableSleep, createOmniVideoClient, isLocalSandbox, keyFingerprint, PLANS, type OmniVideoClient } from '../../core';
+import { fetchTransport } from './fetchTransport';
+import type { Settings } from './settings';
+
+/** A core client for one key, and the name it is known by in records (never the key). */
+export interface Connection {
+	client: OmniVideoClient;
+	fingerprint: string;
+	baseUrl: string;
+	allowInsecureLoopbackCallback: boolean;
+}
+
+/** Why a call cannot reach the service: said to the agent, which tells the user. */
+export class NotConfiguredError extends Error {
+	readonly code = 'not_configured';
+}
+
+const sleep = abortableSleep({ start: (callback: () => void, ms: number) => setTimeout(callback, ms), cancel: clearTimeout });
+
+/**
+ * One client per key for the life of the process: core's limiter is shared by key already, and
+ * the client's made-jobs memory with it, so that every call and session on one key is paced together.
+ */
+export class Connections {
+	private readonly clients = new Map<string, Connection>();
+
+	constructor(private readonly settings: Settings) {}
+
+	/** The client for the call's key: the request's bearer key over HTTP, else OMNI_VIDEO_API_KEY. */
+	forKey(requestKey: string | undefined): Connection {
+		const { baseUrl, baseUrlProblem } = this.settings;
+		if (baseUrl === '') {
+			throw new NotConfiguredError('The Omni Video MCP server has no base URL. Tell the user to set OMNI_VIDEO_BASE_URL in the server\'s configuration to the API address from their Omni Video dashboard (docs/mcp.md#settings), then restart it.');
+		}
+		if (baseUrlProblem) throw new NotConfiguredError(`${baseUrlProblem} Tell the user to fix OMNI_VIDEO_BASE_URL in the server's configuration, then restart it.`);
+		const apiKey = requestKey ?? this.settings.envApiKey;
+		if (!apiKey) {
+			throw new NotConfiguredError(
+				this.settings.transport === 'http'
+					? 'No Omni Video API key: send it as the Authorization: Bearer header of the MCP connection (or set OMNI_VIDEO_API_KEY where the server runs). Tell the user to add it to the client\'s connection settings.'
+					: 'No Omni Video API key: tell the user to set OMNI_VIDEO_API_KEY in the env of this server\'s entry in their MCP client configuration, then restart it.',
+			);
+		}
+		const fingerprint = keyFingerprint(apiKey, baseUrl);
+		let connection = this.clients.get(fingerprint);
+		if (!connection) {
+			const client = createOmniVideoClient({
+				baseUrl,
+				transport: fetchTransport(apiKey),
+				clock: { now: () => Date.now() },
+				sleep,
+				random: Math.random,
+				limits: PLANS[this.settings.plan],
+				limiterKey: fingerprint,
+				redact: [apiKey],
+			});
+			connection = { client, fingerprint, baseUrl, allowInsecureLoopbackCallback: isLocalSandbox(baseUrl) };
+			this.clients.set(fingerprint, connection);
+		}
+		return connection;
+	}
+}

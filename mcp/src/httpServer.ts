@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { keyFingerprint } from '../../core';
+import type { ToolContext } from './context';
+import { createServer } from './server';
+
+interface Session {
+	transport: StreamableHTTPServerTransport;
+	/** The key the session was opened with: another key may not use it. */
+	keyName: string;
+}
+
+export interface RunningHttpServer {
+	url: string;
+	close(): Promise<void>;
+}
+
+function refuse(res: ServerResponse, status: number, message: string): void {
+	res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+	const match = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+	return match?.[1].trim() || undefined;
+}
+
+/**
+ * Streamable HTTP at /mcp, one MCP session per client: a session's calls (and its cancellations)
+ * reach the server that runs them. A browser page may call only from an allowed Origin, and only
+ * a Host naming this server is answered (a DNS-rebinding page names its own).
+ */
+export async function startHttpServer(context: ToolContext): Promise<RunningHttpServer> {
+	const { host, port, allowedOrigins } = context.settings;
+	const sessions = new Map<string, Session>();
+	let ownOrigins: string[] = [];
+
+	const handle = async (req: IncomingMessage, res: ServerResponse) => {
+		const path = new URL(req.url ?? '/', 'http://server').pathname;
+		if (path !== '/mcp') return refuse(res, 404, 'Not found: the MCP endpoint is /mcp.');
+		const origin = req.headers.origin;
+		if (origin !== undefined && !allowedOrigins.includes(origin) && !ownOrigins.includes(origin)) {
+			return refuse(res, 403, `Origin ${origin} is not allowed: start the server with --allow-origin ${origin} to let that page call it.`);
+		}
+		const hostHeader = req.headers.host ?? '';
+		if (isLoopback(host) && !/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(hostHeader)) return refuse(res, 403, `Host ${hostHeader} is not this server.`);
+		const token = bearer(req);
+		const keyName = keyFingerprint(token ?? context.settings.envApiKey ?? '', context.settings.baseUrl);
+		// The SDK hands this on to each tool call as extra.authInfo.
+		if (token) Object.assign(req, { auth: { token, clientId: 'bearer', scopes: [] } });
+		const sessionId = req.headers['mcp-session-id'];
+		if (typeof sessionId === 'string') {
+			const session = sessions.get(sessionId);
+			if (!session) return refuse(res, 404, 'Unknown or ended session: initialize a new one.');
+			if (session.keyName !== keyName) return refuse(res, 403, 'This session was opened with another API key.');
+			return session.transport.handleRequest(req, res);
+		}
+		if (req.method !== 'POST') return refuse(res, 400, 'No session: send an initialize request first.');
+		const body = await readJson(req);
+		if (!isInitializeRequest(body)) return refuse(res, 400, 'No session: send an initialize request first.');
+		const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+			sessionIdGenerator: () => randomUUID(),
+			onsessioninitialized: (id) => void sessions.set(id, { transport, keyName }),
+		});
+		transport.onclose = () => {
+			if (transport.sessionId) sessions.delete(transport.sessionId);
+		};
+		await createServer(context).connect(transport);
+		await transport.handleRequest(req, res, body);
+	};
+
+	const server = http.createServer((req, res) => {
+		handle(req, res).catch((error: unknown) => {
+			if (!res.headersSent) refuse(res, 500, error instanceof Error ? error.message : String(error));
+			else res.destroy();
+		});
+	});
+	await new Promise<void>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(port, host, () => resolve());
+	});
+	const address = server.address() as AddressInfo;
+	const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+	ownOrigins = [`http://${shownHost}:${address.port}`, `http://localhost:${address.port}`];
+	return {
+		url: `http://${shownHost}:${address.port}/mcp`,
+		async close() {
+			await Promise.all([...sessions.values()].map((session) => session.transport.close().catch(() => undefined)));
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
+
+function isLoopback(host: string): boolean {
+	return host === '127.0.0.1' || host === 'localhost' || host === '::1';
+}
+
+/** The request's JSON body (at most 1 MB: an MCP message is small). */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of req as AsyncIterable<Buffer>) {
+		size += chunk.length;
+		if (size > 1_000_000) throw new Error('The request body is over 1 MB.');
+		chunks.push(chunk);
+	}
+	try {
+		return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+	} catch {
+		return undefined;
+	}
+}

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import { canonicalJson, derivedIdempotencyKey } from '../../core';
+import type { GenerateVideoRequest } from '../../core/types';
+
+/** More of the same request in a day than anyone makes: past it, the last key is reused. */
+const MAX_HOPS = 1000;
+
+export interface RequestIdentity {
+	idempotencyKey: string;
+	/** What core's generateVideo does with an earlier job of the same key (see GenerateVideoOptions.reuse). */
+	reuse: { maxAgeMs?: number };
+	/** The id to pass again to pick this request up, when the agent must name it (a new video, or its own id). */
+	requestId?: string;
+}
+
+/**
+ * How a retried call is told from a new request (docs/mcp.md#retries-and-new-videos):
+ * - the same arguments on the same key within the retry window are a retry: the same job;
+ * - `requestId` names the request: the same id and arguments are always the same job (24 h);
+ * - `newVideo: true` is always a new job, under an id of its own that a later call may pass as `requestId`.
+ * The key hashes the request as core will send it, so "1080p" and "1080P" are the same request.
+ */
+export function requestIdentity(
+	fingerprint: string,
+	request: GenerateVideoRequest,
+	options: { requestId?: string; newVideo?: boolean; retryWindowMs: number; notedAtMs: (idempotencyKey: string) => number | undefined; nowMs: number },
+): RequestIdentity {
+	const body = canonicalJson(request);
+	if (options.requestId !== undefined) return { idempotencyKey: derivedIdempotencyKey('mcp', fingerprint, 'request', options.requestId, body), reuse: {}, requestId: options.requestId };
+	if (options.newVideo) {
+		const requestId = `new_${randomUUID()}`;
+		return { idempotencyKey: derivedIdempotencyKey('mcp', fingerprint, 'request', requestId, body), reuse: {}, requestId };
+	}
+	// Past the window the same arguments are a new request: the next key in the chain, found in our
+	// own records. The service's createdAt (core's maxAgeMs) covers records lost with a restart.
+	let idempotencyKey = derivedIdempotencyKey('mcp', fingerprint, 'arguments', body);
+	for (let hop = 0; hop < MAX_HOPS; hop++) {
+		const notedAtMs = options.notedAtMs(idempotencyKey);
+		if (notedAtMs === undefined || options.nowMs - notedAtMs < options.retryWindowMs) break;
+		idempotencyKey = derivedIdempotencyKey(idempotencyKey, 'later');
+	}
+	return { idempotencyKey, reuse: { maxAgeMs: options.retryWindowMs } };
+}

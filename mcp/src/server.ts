@@ -1,0 +1,22 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ToolContext } from './context';
+import { registerGenerateVideo } from './tools/generateVideo';
+import { registerGetJob } from './tools/getJob';
+import { registerUploadImage } from './tools/uploadImage';
+import { registerWaitForJob } from './tools/waitForJob';
+import packageJson from '../package.json';
+
+const INSTRUCTIONS =
+	'Omni Video makes short videos (4-10 s, up to 4K) from a prompt, an image or footage, in 30-90 s. ' +
+	'Call generate_video; if the answer is a receipt (status queued or running), call wait_for_job with its jobId until status is done, then give the user videoUrl. ' +
+	'Retrying generate_video with the same arguments never pays twice; newVideo: true asks for another video deliberately. For image to video, upload_image first.';
+
+/** One MCP server (one per stdio process, one per HTTP session) over the process's shared tool context. */
+export function createServer(context: ToolContext): McpServer {
+	const server = new McpServer({ name: packageJson.name, title: 'Omni Video', version: packageJson.version }, { instructions: INSTRUCTIONS });
+	registerGenerateVideo(server, context);
+	registerWaitForJob(server, context);
+	registerGetJob(server, context);
+	registerUploadImage(server, context);
+	return server;
+}

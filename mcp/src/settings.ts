@@ -1,0 +1,116 @@
+import { resolve } from 'node:path';
+import { baseUrlProblem, normaliseBaseUrl, type PlanName } from '../../core';
+
+/** How long a call waits for its video by default: inside the 60 s most clients allow a call. */
+export const DEFAULT_WAIT_SECONDS = 45;
+/** The longest wait a call may ask for: Claude Desktop cuts a call at about 4 minutes. */
+export const MAX_WAIT_SECONDS = 600;
+/** Same arguments within this window are a retry of the same request (docs/mcp.md#retries-and-new-videos). */
+export const DEFAULT_RETRY_WINDOW_MINUTES = 10;
+
+export interface SpendCap {
+	credits: number;
+	periodHours: number;
+}
+
+/** What the server runs with: from the environment and the command line, never the key's value. */
+export interface Settings {
+	transport: 'stdio' | 'http';
+	host: string;
+	port: number;
+	/** Origins a browser page may call the HTTP server from (others get 403); none by default. */
+	allowedOrigins: string[];
+	/** Empty when unset: every tool call then says how to set it. */
+	baseUrl: string;
+	baseUrlProblem?: string;
+	plan: PlanName;
+	/** The key from OMNI_VIDEO_API_KEY; over HTTP a request's bearer header wins. */
+	envApiKey?: string;
+	waitSeconds: number;
+	/** How long the user's jobs really take, when they know better than the 30-90 s estimate. */
+	expectedRenderSeconds?: number;
+	retryWindowMinutes: number;
+	spendCap?: SpendCap;
+	/** Where the ledger and the spend are kept across restarts; memory only when unset. */
+	stateFile?: string;
+	/** Folders upload_image may read over stdio. */
+	allowedDirs: string[];
+}
+
+export class SettingsError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function positiveNumber(name: string, text: string | undefined, fallback: number | undefined, max = Infinity, min = Number.MIN_VALUE): number | undefined {
+	if (text === undefined || text.trim() === '') return fallback;
+	const value = Number(text);
+	if (!Number.isFinite(value) || value < min || value > max) {
+		throw new SettingsError(`${name} must be a number from ${min}${max < Infinity ? ` to ${max}` : ' up'} (got "${text}").`);
+	}
+	return value;
+}
+
+/** The value after `--flag` or in `--flag=value`. */
+function flagValue(argv: string[], flag: string): string | undefined {
+	const at = argv.findIndex((arg) => arg === flag || arg.startsWith(`${flag}=`));
+	if (at < 0) return undefined;
+	const arg = argv[at];
+	if (arg.includes('=')) return arg.slice(flag.length + 1);
+	const next = argv[at + 1];
+	if (next === undefined || next.startsWith('--')) throw new SettingsError(`${flag} needs a value.`);
+	return next;
+}
+
+const FLAGS = ['--http', '--port', '--host', '--allow-origin', '--wait-seconds', '--allow-dir', '--state-file', '--help'];
+
+/** Reads the settings; a wrong one stops the server with a message saying which and how to fix it. */
+export function readSettings(argv: string[], env: Env): Settings {
+	for (const arg of argv) {
+		if (!arg.startsWith('--')) continue;
+		const name = arg.split('=')[0];
+		if (name === '--api-key' || name === '--key') throw new SettingsError('The API key is read from OMNI_VIDEO_API_KEY (or, over HTTP, the Authorization: Bearer header), never from the command line, where other users of the machine can read it.');
+		if (!FLAGS.includes(name)) throw new SettingsError(`Unknown option ${name}. Options: ${FLAGS.join(', ')}.`);
+	}
+	const http = argv.includes('--http');
+	const baseUrl = normaliseBaseUrl(env.OMNI_VIDEO_BASE_URL ?? '');
+	const planText = (env.OMNI_VIDEO_PLAN ?? 'pro').trim().toLowerCase();
+	if (planText !== 'pro' && planText !== 'premium') throw new SettingsError(`OMNI_VIDEO_PLAN must be pro or premium (got "${env.OMNI_VIDEO_PLAN}").`);
+	const capCredits = positiveNumber('OMNI_VIDEO_SPEND_CAP_CREDITS', env.OMNI_VIDEO_SPEND_CAP_CREDITS, undefined);
+	const capHours = positiveNumber('OMNI_VIDEO_SPEND_CAP_HOURS', env.OMNI_VIDEO_SPEND_CAP_HOURS, 24) as number;
+	const dirs = [...(env.OMNI_VIDEO_MCP_ALLOWED_DIRS ?? '').split(':'), ...flagValues(argv, '--allow-dir')].filter((dir) => dir.trim() !== '');
+	const stateFile = flagValue(argv, '--state-file') ?? env.OMNI_VIDEO_MCP_STATE_FILE;
+		// 0 picks a free port (tests); the chosen address is printed.
+	const port = positiveNumber('--port', flagValue(argv, '--port') ?? env.OMNI_VIDEO_MCP_PORT, 3333, 65535, 0) as number;
+	return {
+		transport: http ? 'http' : 'stdio',
+		host: flagValue(argv, '--host') ?? env.OMNI_VIDEO_MCP_HOST ?? '127.0.0.1',
+		port: Math.floor(port),
+		allowedOrigins: [...flagValues(argv, '--allow-origin'), ...(env.OMNI_VIDEO_MCP_ALLOWED_ORIGINS ?? '').split(',')].map((o) => o.trim()).filter(Boolean),
+		baseUrl,
+		baseUrlProblem: baseUrl === '' ? undefined : baseUrlProblem(baseUrl),
+		plan: planText,
+		envApiKey: env.OMNI_VIDEO_API_KEY?.trim() || undefined,
+		waitSeconds: positiveNumber('--wait-seconds', flagValue(argv, '--wait-seconds') ?? env.OMNI_VIDEO_MCP_WAIT_SECONDS, DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, 0) as number,
+		expectedRenderSeconds: positiveNumber('OMNI_VIDEO_EXPECTED_RENDER_SECONDS', env.OMNI_VIDEO_EXPECTED_RENDER_SECONDS, undefined),
+		retryWindowMinutes: positiveNumber('OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES', env.OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES, DEFAULT_RETRY_WINDOW_MINUTES) as number,
+		spendCap: capCredits === undefined ? undefined : { credits: capCredits, periodHours: capHours },
+		stateFile: stateFile ? resolve(stateFile) : undefined,
+		allowedDirs: dirs.map((dir) => resolve(dir)),
+	};
+}
+
+/** Every value of a repeatable flag. */
+function flagValues(argv: string[], flag: string): string[] {
+	const values: string[] = [];
+	argv.forEach((arg, i) => {
+		if (arg === flag && argv[i + 1] !== undefined) values.push(argv[i + 1]);
+		else if (arg.startsWith(`${flag}=`)) values.push(arg.slice(flag.length + 1));
+	});
+	return values;
+}
+
+/** The call's own wait, else the server's, within 0 to MAX_WAIT_SECONDS. */
+export function boundedWait(asked: number | undefined, serverDefault: number): number {
+	if (asked === undefined || !Number.isFinite(asked)) return serverDefault;
+	return Math.min(MAX_WAIT_SECONDS, Math.max(0, asked));
+}

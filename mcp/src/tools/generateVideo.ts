@@ -1,0 +1,126 @@
+import { z } from 'zod/v4';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { GENERATE_LIMITS, validateGenerateInput, type GeneratedJob } from '../../../core';
+import type { ToolContext, ToolExtra } from '../context';
+import { jobOutputShape, waitingForPlaceResult } from '../jobResult';
+import { progressFor } from '../progress';
+import { requestIdentity } from '../requestKey';
+import { boundedWait, MAX_WAIT_SECONDS } from '../settings';
+import { SpendCapError } from '../spendCap';
+import { toolError } from '../toolError';
+import { waitWithin } from '../waitWithin';
+
+const inputShape = {
+	prompt: z.string().describe(`What the video shows, in up to ${GENERATE_LIMITS.maxPromptCharacters} characters.`),
+	resolution: z.enum(GENERATE_LIMITS.resolutions).optional().describe('720P is fastest and cheapest, 4K slowest and dearest. Default 1080P.'),
+	duration: z.number().optional().describe(`Seconds, ${GENERATE_LIMITS.minDurationSeconds} to ${GENERATE_LIMITS.maxDurationSeconds}. Default 8.`),
+	imageUrl: z.string().optional().describe('An image to animate (image to video): a public URL, or the fileUrl upload_image returns.'),
+	videoUrl: z.string().optional().describe('An MP4 to restyle (video to video). An image or a video, not both.'),
+	waitSeconds: z.number().optional().describe(`How long this call waits for the video before answering with a receipt (0 to ${MAX_WAIT_SECONDS}; the server's default is usually 45, inside a 60 s client timeout).`),
+	requestId: z.string().optional().describe('Your own id for this request: the same id with the same arguments always returns the same job, never a second video.'),
+	newVideo: z.boolean().optional().describe('true: make another video even if the same arguments were sent in the last minutes. Leave it out when retrying a call that failed or timed out.'),
+};
+
+/**
+ * However short the wait asked for, the create gets this long for its place and its answer: a
+ * receipt with a job id is what a short wait is for, and a create seldom needs a second.
+ */
+const CREATE_FLOOR_MS = 5_000;
+
+type Args = { [K in keyof typeof inputShape]: z.infer<(typeof inputShape)[K]> };
+
+export function registerGenerateVideo(server: McpServer, context: ToolContext): void {
+	server.registerTool(
+		'generate_video',
+		{
+			title: 'Generate a video',
+			description:
+				'Makes a video with Omni Video from a prompt (text to video), an image (imageUrl) or footage (videoUrl). Costs credits. ' +
+				`Waits up to waitSeconds (default ${context.settings.waitSeconds}) for the video: if it is ready, the result has videoUrl and a video/mp4 link; ` +
+				'if not, a receipt (status queued/running, jobId, nextStep): then call wait_for_job or get_job with that jobId, never generate_video again. ' +
+				`Calling again with the same arguments within ${context.settings.retryWindowMinutes} minutes (a retry after a timeout or lost answer) returns the same job and costs nothing more; ` +
+				'set newVideo: true for a deliberate second video of the same arguments.',
+			inputSchema: inputShape,
+			outputSchema: jobOutputShape,
+			annotations: { title: 'Generate a video', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+		},
+		(args, extra) => generate(context, args, extra).catch(toolError),
+	);
+}
+
+async function generate(context: ToolContext, args: Args, extra: ToolExtra): Promise<CallToolResult> {
+	const startedMs = Date.now();
+	const waitSeconds = boundedWait(args.waitSeconds, context.settings.waitSeconds);
+	const deadlineMs = startedMs + waitSeconds * 1000;
+	const connection = context.connect(extra);
+	const input = { prompt: args.prompt, resolution: args.resolution, duration: args.duration, imageUrl: args.imageUrl, videoUrl: args.videoUrl };
+	// Refused here, with every field's problem, before anything is sent.
+	const request = validateGenerateInput(input, { allowInsecureLoopbackCallback: connection.allowInsecureLoopbackCallback });
+	const identity = requestIdentity(connection.fingerprint, request, {
+		requestId: args.requestId?.trim() || undefined,
+		newVideo: args.newVideo,
+		retryWindowMs: context.settings.retryWindowMinutes * 60_000,
+		notedAtMs: (key) => context.ledger.notedAtMs(key),
+		nowMs: startedMs,
+	});
+	const progress = progressFor(extra, waitSeconds);
+	try {
+		// A retry is answered from our records: the cap counts only what a new video would add.
+		const known = context.ledger.find(identity.idempotencyKey) !== undefined;
+		const reservation = known ? { release: () => undefined } : context.spend.reserve(connection.fingerprint, request);
+		progress.say(known ? 'Looking up the job an earlier identical call made' : 'Waiting for a place among the plan\'s jobs at once');
+		const creating = connection.client
+			.generateVideo(input, {
+				idempotencyKey: identity.idempotencyKey,
+				ledger: context.ledger,
+				reuse: identity.reuse,
+				// Cancelled, a create still waiting for its turn is dropped; one already sent is read to its answer and noted.
+				signal: extra.signal,
+				finishOnceSent: true,
+				watched: true,
+				expectedMs: context.settings.expectedRenderSeconds === undefined ? undefined : context.settings.expectedRenderSeconds * 1000,
+				allowInsecureLoopbackCallback: connection.allowInsecureLoopbackCallback,
+			})
+			.then((created) => {
+				context.spend.observe(connection.fingerprint, created.job, created.request);
+				context.lastSeen.set(created.job.id, created.job);
+				// A job picked up again is part way through already: half its time is the better guess.
+				if (!context.expectedEnds.has(created.job.id)) context.expectedEnds.set(created.job.id, Date.now() + (created.replayed ? created.expectedMs / 2 : created.expectedMs));
+				return created;
+			})
+			.finally(() => reservation.release());
+		const created = await untilDeadline(creating, Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS));
+		if (!created) {
+			// Past the bound while waiting for a place: the create goes on here, and the same call picks it up.
+			creating.catch(() => undefined);
+			return waitingForPlaceResult(args, identity.requestId, (Date.now() - startedMs) / 1000);
+		}
+		return await waitWithin(context, connection, extra, {
+			job: created.job,
+			deadlineMs,
+			expectedMs: created.expectedMs,
+			retried: created.replayed,
+			requestId: identity.requestId,
+			progress,
+		});
+	} catch (error) {
+		if (error instanceof SpendCapError) return { content: [{ type: 'text', text: error.message }], isError: true };
+		throw error;
+	} finally {
+		progress.stop();
+	}
+}
+
+/** The create's outcome, or undefined when the deadline comes first (the create goes on). */
+async function untilDeadline(creating: Promise<GeneratedJob>, deadlineMs: number): Promise<GeneratedJob | undefined> {
+	let timer: NodeJS.Timeout | undefined;
+	const timeUp = new Promise<undefined>((resolve) => {
+		timer = setTimeout(() => resolve(undefined), Math.max(0, deadlineMs - Date.now()));
+	});
+	try {
+		return await Promise.race([creating, timeUp]);
+	} finally {
+		clearTimeout(timer);
+	}
+}

@@ -1,0 +1,118 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startSandbox, type Sandbox } from '../../../sandbox';
+
+/** The built bin, as `npx omni-video-mcp` runs it (jest's globalSetup builds it when stale). */
+export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
+
+export type Reading = 'default' | 'spec';
+export const READINGS: Reading[] = ['default', 'spec'];
+
+/** Sandbox renders take 30-90 s divided by this: 3-9 s, and the server is told to expect 6 s. */
+export const SPEED = 10;
+export const EXPECTED_RENDER_SECONDS = '6';
+
+export interface Connected {
+	client: Client;
+	/** Everything the server wrote to stderr (its log), for the key-in-no-output check. */
+	log(): string;
+	close(): Promise<void>;
+}
+
+export function sandboxFor(reading: Reading, options: Parameters<typeof startSandbox>[0] = {}): Promise<Sandbox> {
+	return startSandbox({ port: 0, speed: SPEED, service: reading, ...options });
+}
+
+/** The server's environment against this sandbox: its key and base URL, and the test's settings. */
+export function serverEnv(sandbox: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
+	return {
+		PATH: process.env.PATH ?? '',
+		OMNI_VIDEO_BASE_URL: sandbox.url,
+		OMNI_VIDEO_API_KEY: sandbox.keys.pro,
+		OMNI_VIDEO_PLAN: 'pro',
+		OMNI_VIDEO_EXPECTED_RENDER_SECONDS: EXPECTED_RENDER_SECONDS,
+		...extra,
+	};
+}
+
+/** The SDK's Client on the server over stdio, the server a child process of the test. */
+export async function overStdio(env: Record<string, string>, args: string[] = []): Promise<Connected> {
+	const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, ...args], env, stderr: 'pipe' });
+	let log = '';
+	transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+	const client = new Client({ name: 'omni-video-mcp-test', version: '1.0.0' });
+	await client.connect(transport);
+	return { client, log: () => log, close: () => client.close() };
+}
+
+export interface HttpServer {
+	url: string;
+	process: ChildProcess;
+	log(): string;
+	stop(): Promise<void>;
+}
+
+/** The server over Streamable HTTP on a free loopback port, as `omni-video-mcp --http --port 0` starts it. */
+export async function httpServer(env: Record<string, string>, args: string[] = []): Promise<HttpServer> {
+	const child = spawn(process.execPath, [CLI, '--http', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+	let log = '';
+	const url = await new Promise<string>((resolve, reject) => {
+		const onData = (chunk: Buffer) => {
+			log += chunk.toString('utf8');
+			const found = /Streamable HTTP on (\S+)/.exec(log);
+			if (found) resolve(found[1]);
+		};
+		child.stderr.on('data', onData);
+		child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+		child.once('exit', (code) => reject(new Error(`the server exited (${code}): ${log}`)));
+	});
+	return {
+		url,
+		process: child,
+		log: () => log,
+		stop: () =>
+			new Promise<void>((resolve) => {
+				if (child.exitCode !== null) return resolve();
+				child.once('exit', () => resolve());
+				child.kill('SIGTERM');
+			}),
+	};
+}
+
+/** The SDK's Client over Streamable HTTP, the key in the bearer header as n8n's MCP Client Tool sends it. */
+export async function overHttp(url: string, apiKey?: string): Promise<Connected> {
+	const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {} } });
+	const client = new Client({ name: 'omni-video-mcp-test', version: '1.0.0' });
+	await client.connect(transport);
+	return { client, log: () => '', close: () => client.close() };
+}
+
+/** A tool's result, with its structured content typed loosely for assertions. */
+export async function call(client: Client, name: string, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}) {
+	const result = (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
+	return { ...result, output: (result.structuredContent ?? {}) as Record<string, unknown>, text: result.content.map((c) => ('text' in c ? c.text : '')).join('\n') };
+}
+
+/**
+ * Whether a result tells the agent of a rate limit: an error, or words in its message (not its data,
+ * where a timestamp such as 12:00:18.429Z holds "429").
+ */
+export function mentionsRateLimit(result: { isError?: boolean; output: Record<string, unknown>; text: string }): boolean {
+	const words = result.isError ? result.text : String(result.output.message ?? '');
+	return /\b429\b|rate.?limit|too many requests|concurrency.?limit/i.test(words);
+}
+
+/** Counts from the sandbox's own journal: what the service saw, whatever the server says. */
+export function counts(sandbox: Sandbox) {
+	const api = sandbox.journal.filter((entry) => entry.path.startsWith('/api/'));
+	return {
+		requests: api.length,
+		creates: api.filter((entry) => entry.method === 'POST' && entry.path === '/api/v1/generate').length,
+		refused429: api.filter((entry) => entry.status === 429).length,
+		jobs: sandbox.jobs.all.size,
+	};
+}
