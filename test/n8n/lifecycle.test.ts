@@ -1,5 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, never shipped */
 import { createHook } from 'node:async_hooks';
+import type { IRun } from 'n8n-workflow';
 import { startSandbox } from '../../sandbox';
 import { N8nTestInstance } from '../support/n8n/instance';
 import { workflowOf } from '../support/n8n/engine';
@@ -29,11 +30,16 @@ it('stopping the test instance leaves no timer it started running', async () => 
 			[omniVideoNode('Get', { resource: 'job', operation: 'get', jobId: 'job_unknown' }, { onError: 'continueRegularOutput' })],
 			{},
 		);
-		const run = await (await n8n.execute(workflow, 'Get', itemsOf({}))).finished;
+		let run: IRun;
+		try {
+			run = await (await n8n.execute(workflow, 'Get', itemsOf({}))).finished;
+		} finally {
+			// Also when the run throws: the two servers left listening would keep Jest from exiting.
+			await n8n.stop();
+			await sandbox.close();
+		}
+		// Checked once both are stopped: a failed check would skip the stops and keep Jest alive.
 		expect(outputOf(run, 'Get')[0].json.error).toEqual(expect.stringContaining('job_unknown'));
-
-		await n8n.stop();
-		await sandbox.close();
 		recording = false;
 		// Timers that were due anyway (keep-alive sockets, short waits) fire within this pause.
 		await new Promise((resolve) => setTimeout(resolve, 1_500));
