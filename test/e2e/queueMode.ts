@@ -84,6 +84,16 @@ export async function runQueueMode(
 			check(resumedBy === other, `execution ${executionId} was not resumed by ${other}`);
 			return `parked on worker-${parkedOn + 1} (then stopped), resumed on ${other}; ${evidence}`;
 		});
+		// n8n 3.0 runs manual executions only on workers; the layout offloads them already.
+		await runCheck(label, 'queue-manual-run-on-a-worker', async () => {
+			const { manualRunFromEditor, textToVideoExample } = await import('./browser');
+			const evidence = await manualRunFromEditor(context);
+			const [latest] = await context.n8n.executions(textToVideoExample(context).id);
+			check(latest?.mode === 'manual', `the example's newest execution is not a manual one (${latest?.mode ?? 'none'})`);
+			const worker = await workerThatStarted(layout.userFolder, latest.id, layout.workers);
+			check(worker, `no worker's log names execution ${latest.id}: it ran on main`);
+			return `${evidence}; execution ${latest.id} (manual) ran on ${worker}`;
+		});
 		for (const scenario of SCENARIOS.filter((entry) => ['trigger-once-per-real-callback', 'trigger-concurrent-duplicate-starts-once'].includes(entry.name))) {
 			await runCheck(label, `queue-${scenario.name}`, () => scenario.run(context));
 		}
