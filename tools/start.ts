@@ -14,19 +14,12 @@
  */
 import net from 'node:net';
 import { join } from 'node:path';
-import { NEWEST_N8N, cacheDir, resolveN8nVersion } from '../test/e2e/cache';
+import { NEWEST_N8N, cacheDir, n8nVersionArg, resolveN8nVersion } from '../test/e2e/cache';
 import { packPackage, startEnvironment } from '../test/e2e/environment';
 import { EXAMPLE_SCENARIOS } from '../test/e2e/exampleScenarios';
 import { OWNER } from '../test/e2e/n8nServer';
 import { freePort, shutdown, stopAllOnExit, onShutdown } from '../test/e2e/processes';
 
-/** `--n8n <version>` or `--n8n=<version>` (a dist-tag such as `latest` too). */
-function n8nOption(): string | undefined {
-	const index = process.argv.findIndex((arg) => arg === '--n8n' || arg.startsWith('--n8n='));
-	if (index < 0) return undefined;
-	const arg = process.argv[index];
-	return arg.includes('=') ? arg.slice('--n8n='.length) : process.argv[index + 1];
-}
 /** Do the main job once and stop, rather than wait for a person at the editor. */
 const ONCE = process.env.CI === 'true' || process.argv.includes('--once');
 
@@ -42,7 +35,7 @@ async function preferred(port: number): Promise<number> {
 
 async function main(): Promise<void> {
 	stopAllOnExit();
-	const VERSION = await resolveN8nVersion(n8nOption() ?? NEWEST_N8N);
+	const VERSION = await resolveN8nVersion(n8nVersionArg() ?? NEWEST_N8N);
 	console.log(`Starting Omni Video in n8n ${VERSION} (cache: ${cacheDir()})`);
 	const tarball = await packPackage();
 	const environment = await startEnvironment({

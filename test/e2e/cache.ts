@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { run } from './processes';
 
 /** The supported range's ends: the newest 2.x that installs from npm here, and the last 1.x. */
@@ -60,7 +60,7 @@ export function n8nNode(version: string): string {
 /** A version's environment PATH, with its Node first: npm, node-gyp and n8n's own children use it. */
 export function n8nPath(version: string): string {
 	const node = n8nNode(version);
-	return node === process.execPath ? (process.env.PATH ?? '') : `${join(node, '..')}:${process.env.PATH ?? ''}`;
+	return node === process.execPath ? (process.env.PATH ?? '') : `${dirname(node)}:${process.env.PATH ?? ''}`;
 }
 
 function compare(a: string, b: string): number {
@@ -92,6 +92,13 @@ async function chooseNode(version: string, log: (line: string) => void, env: Nod
 	}
 	log(`n8n ${version} needs Node ${range}: Node ${nodeVersion} from the npm registry`);
 	return nodeVersion;
+}
+
+/** `--n8n <version>` or `--n8n=<version>` on the command line (a dist-tag such as `latest` too). */
+export function n8nVersionArg(argv: readonly string[] = process.argv): string | undefined {
+	const index = argv.findIndex((arg) => arg === '--n8n' || arg.startsWith('--n8n='));
+	if (index < 0) return undefined;
+	return argv[index].startsWith('--n8n=') ? argv[index].slice('--n8n='.length) : argv[index + 1];
 }
 
 /** `latest` (or another dist-tag) as the version npm would install; a version stays as it is. */

@@ -17,7 +17,7 @@
  *   OMNI_VIDEO_E2E_CACHE=/path        the cache folder (default ~/.cache/omni-video-e2e)
  */
 import { join } from 'node:path';
-import { MATRIX_VERSIONS, N8N_VERSIONS, cacheDir, ensureN8n, n8nNode, resolveN8nVersion } from './cache';
+import { MATRIX_VERSIONS, N8N_VERSIONS, cacheDir, ensureN8n, n8nNode, n8nVersionArg, resolveN8nVersion } from './cache';
 import { writeMatrix } from './matrixReport';
 import { shutdown, stopAllOnExit } from './processes';
 import { packPackage, startEnvironment } from './environment';
@@ -46,15 +46,11 @@ function positiveNumber(value: string | undefined, name: string): number | undef
 }
 const enabled = (flag: string, env: string) => !matrix && !process.argv.includes(`--no-${flag}`) && process.env[env] !== '0';
 
-/** `--n8n <version>` (or `--n8n=<version>`): one version, as `npm run test:e2e -- --n8n latest` asks. */
-function n8nFlag(): string | undefined {
-	const index = process.argv.indexOf('--n8n');
-	return index >= 0 ? process.argv[index + 1] : option('n8n', 'E2E_N8N');
-}
 const matrix = process.argv.includes('--matrix');
 const scale = process.argv.includes('--scale');
 const browser = !scale && enabled('browser', 'E2E_BROWSER');
-const versions = list(option('versions', 'E2E_N8N_VERSIONS') ?? n8nFlag());
+// `--n8n <version>`: one version, as `npm run test:e2e -- --n8n latest` asks.
+const versions = list(option('versions', 'E2E_N8N_VERSIONS') ?? n8nVersionArg());
 /**
  * The core scenarios: the main job, each wait mode, the trigger, a retry, a failed job, bad input.
  * What CI runs on the oldest supported n8n and the matrix on each release (`--core`).
