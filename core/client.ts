@@ -13,6 +13,7 @@ import { handleCallback, type CallbackOutcome, type CallbackRequest } from './ca
 import { checkCredentials, type CredentialCheck } from './jobs/credentialCheck';
 import { redactingTransport } from './http/redact';
 import { keyOnlyForApi } from './http/hostKit';
+import type { SharedPlan } from './pacing/sharedPlan';
 
 export interface OmniVideoClientConfig extends ClientContext {
 	limits: PlanLimits;
@@ -20,6 +21,8 @@ export interface OmniVideoClientConfig extends ClientContext {
 	limiterKey: string;
 	/** Strings (the API key) to mask in everything read from the network. */
 	redact?: readonly string[];
+	/** The plan's record shared with other processes on the key, and this process's name in it (see SharedPlan). */
+	sharedPlan?: { plan: SharedPlan; holderId: string };
 }
 
 export interface OmniVideoClient {
@@ -41,13 +44,15 @@ export interface OmniVideoClient {
 /** One client per key and base URL; the limiter behind it is shared process-wide for the key. */
 export function createOmniVideoClient(config: OmniVideoClientConfig): OmniVideoClient {
 	const baseUrl = config.baseUrl.replace(/\/+$/, '');
+	const limiter = sharedLimiter(config.limiterKey, config.limits, config.clock, config.sleep);
+	if (config.sharedPlan) limiter.share(config.sharedPlan.plan, config.sharedPlan.holderId);
 	const runtime: ApiRuntime = {
 		baseUrl,
 		transport: keyOnlyForApi(redactingTransport(config.transport, config.redact ?? []), baseUrl),
 		clock: config.clock,
 		sleep: config.sleep,
 		random: config.random,
-		limiter: sharedLimiter(config.limiterKey, config.limits, config.clock, config.sleep),
+		limiter,
 		calibration: sharedCalibration(config.limiterKey),
 		endedJobs: sharedEndedJobs(config.limiterKey),
 		madeJobs: sharedMadeJobs(config.limiterKey),

@@ -10,6 +10,8 @@ export { StreamBody } from './http/transport';
 export { MAX_PLAIN_REDIRECTS } from './http/plainRequest';
 export { keyFingerprint, derivedIdempotencyKey, canonicalJson } from './jobs/idempotency';
 export { planLimits } from './pacing/plans';
+export type { SharedPlan, RequestRoom } from './pacing/sharedPlan';
+export { sharedPlanOver, emptyPlanRecord, type PlanRecord, type PlanTransaction } from './pacing/planRecord';
 export { PLANS } from './types';
 export { isLocalSandbox, normaliseBaseUrl, baseUrlProblem } from './http/baseUrl';
 
@@ -32,7 +34,7 @@ export { validateJobId } from './input/validateJobId';
 export { detectContentType } from './input/contentType';
 export { callbackUrlProblem, isAcceptedCallbackUrl } from './input/validateUrls';
 export type { GeneratedJob } from './jobs/generateVideo';
-export { CreateOutcomeUnknownError, createMayHaveMadeJob, type JobLedger, type LedgerEntry } from './jobs/jobLedger';
+export { CreateClaimedElsewhere, CreateOutcomeUnknownError, createMayHaveMadeJob, type JobLedger, type LedgerEntry, type SharedJobLedger } from './jobs/jobLedger';
 export type { UploadedFile } from './jobs/uploadFile';
 export { jobView, type JobView } from './jobs/jobView';
 export { SAMPLE_JOB } from './jobs/jobSample';

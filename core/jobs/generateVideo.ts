@@ -8,7 +8,7 @@ import { TransportError } from '../errors/errors';
 import { expectedRenderSeconds, slotHoldMs } from '../pacing/estimate';
 import { canonicalJson, derivedIdempotencyKey, newIdempotencyKey } from './idempotency';
 import { getJob } from './getJob';
-import { CreateOutcomeUnknownError, createMayHaveMadeJob, type JobLedger } from './jobLedger';
+import { CreateClaimedElsewhere, CreateOutcomeUnknownError, createMayHaveMadeJob, type JobLedger, type LedgerEntry, type SharedJobLedger } from './jobLedger';
 import type { MadeJobs } from './madeJobs';
 
 export interface GenerateVideoOptions {
@@ -62,9 +62,10 @@ export interface GenerateVideoOptions {
 	/**
 	 * Our own record of the creates made with these keys (see JobLedger): a key found there is
 	 * never sent again; its job is looked up instead, or, when the earlier create's outcome is
-	 * unknown, the call fails saying so. Every create sent is noted there first.
+	 * unknown, the call fails saying so. Every create sent is noted there first; in a shared ledger,
+	 * claimed there first, so that of several processes asked the same create at once one sends it.
 	 */
-	ledger?: JobLedger;
+	ledger?: JobLedger | SharedJobLedger;
 }
 
 export interface GeneratedJob {
@@ -101,8 +102,18 @@ export async function generateVideo(
 	const replacedJobIds: string[] = [];
 	for (;;) {
 		// The same key already on its way from this process (identical rows sharing one job).
-		const sending = creating.get(runtime.madeJobs)?.get(idempotencyKey);
-		const recorded = sending ? undefined : (options.ledger?.find(idempotencyKey) ?? madeHere(runtime, request, idempotencyKey, options.ledger));
+		let sending = creating.get(runtime.madeJobs)?.get(idempotencyKey);
+		let recorded: LedgerEntry | undefined;
+		if (!sending) {
+			// A host's own ledger is read without yielding, so that identical rows of one batch see each
+			// other's create in flight above; a shared one is awaited, and what is in flight asked again.
+			const found = options.ledger?.find(idempotencyKey);
+			recorded = found instanceof Promise ? await found : found;
+			if (found instanceof Promise) sending = creating.get(runtime.madeJobs)?.get(idempotencyKey);
+			// Our own create in flight is noted as sent: it is waited for, not taken for another's.
+			if (sending) recorded = undefined;
+			if (!recorded && !sending) recorded = madeHere(runtime, request, idempotencyKey, options.ledger);
+		}
 		if (recorded && !('jobId' in recorded)) throw new CreateOutcomeUnknownError(idempotencyKey, recorded.sentAtMs);
 		const created = sending
 			? { ...(await sending), replayed: true }
@@ -129,10 +140,12 @@ function lookUpJob(runtime: ApiRuntime, jobId: string, options: GenerateVideoOpt
  * A job this process made with this key, when the host's records have lost it (see MadeJobs):
  * noted in them again, so that the host keeps it from now on.
  */
-function madeHere(runtime: ApiRuntime, request: GenerateVideoRequest, idempotencyKey: string, ledger: JobLedger | undefined): { jobId: string } | undefined {
+function madeHere(runtime: ApiRuntime, request: GenerateVideoRequest, idempotencyKey: string, ledger: GenerateVideoOptions['ledger']): { jobId: string } | undefined {
 	const jobId = runtime.madeJobs.find(idempotencyKey, canonicalJson(request), runtime.clock.now());
 	if (jobId === undefined) return undefined;
-	ledger?.note(idempotencyKey, { jobId });
+	// Noted again without waiting: this process's memory answers meanwhile.
+	const noted = ledger?.note(idempotencyKey, { jobId });
+	if (noted instanceof Promise) noted.catch(() => undefined);
 	return { jobId };
 }
 
@@ -161,15 +174,16 @@ async function createNoted(
 	creating.set(runtime.madeJobs, inFlight);
 	inFlight.set(idempotencyKey, sending);
 	// Refused with an answer (nothing made): the key is free to send again.
-	const forgetUnlessMade = (error: unknown) => {
-		if (!createMayHaveMadeJob(error)) ledger?.forget(idempotencyKey);
+	const forgetUnlessMade = async (error: unknown) => {
+		// Claimed elsewhere, the record is the other process's: never forgotten here.
+		if (!createMayHaveMadeJob(error) && !(error instanceof CreateClaimedElsewhere)) await ledger?.forget(idempotencyKey);
 	};
 	try {
 		const created = await sending.catch(async (error: unknown) => {
-			forgetUnlessMade(error);
+			await forgetUnlessMade(error);
 			return await Promise.reject(error);
 		});
-		ledger?.note(idempotencyKey, { jobId: created.job.id });
+		await ledger?.note(idempotencyKey, { jobId: created.job.id });
 		runtime.madeJobs.remember(idempotencyKey, canonicalJson(request), created.job.id, runtime.clock.now());
 		return created;
 	} finally {
@@ -215,7 +229,7 @@ async function createOnce(
 		let created = false;
 		try {
 			// Noted before it leaves: if the answer is never seen, a retry must not send it again.
-			options.ledger?.note(idempotencyKey, { sentAtMs: runtime.clock.now() });
+			await noteSending(options.ledger, idempotencyKey, runtime.clock.now());
 			const response = await callApi(runtime, {
 				operation: 'generate',
 				method: 'POST',
@@ -248,6 +262,14 @@ async function createOnce(
 			if (!created) slot.release();
 		}
 	}
+}
+
+/** Notes a create about to leave; in a shared ledger only when no other process noted it first. */
+async function noteSending(ledger: GenerateVideoOptions['ledger'], idempotencyKey: string, sentAtMs: number): Promise<void> {
+	if (!ledger) return;
+	if (!('claim' in ledger)) return ledger.note(idempotencyKey, { sentAtMs });
+	const recorded = await ledger.claim(idempotencyKey, { sentAtMs });
+	if (recorded) throw new CreateClaimedElsewhere(idempotencyKey, recorded);
 }
 
 /** An accepted create whose body cannot be read still created a job: say how to find it. */

@@ -19,6 +19,19 @@ export interface JobLedger {
 }
 
 /**
+ * The same records kept where several processes read and write them at once (the MCP server's
+ * state folder or Redis): each step may wait on the store, and a create is sent only by the one
+ * process whose `claim` noted it first.
+ */
+export interface SharedJobLedger {
+	find(idempotencyKey: string): Promise<LedgerEntry | undefined>;
+	note(idempotencyKey: string, entry: LedgerEntry): Promise<void>;
+	forget(idempotencyKey: string): Promise<void>;
+	/** Notes a create about to be sent when nothing is noted for its key yet; else answers what is (sent elsewhere, or its job). */
+	claim(idempotencyKey: string, entry: { sentAtMs: number }): Promise<LedgerEntry | undefined>;
+}
+
+/**
  * Whether a failed create may still have made a job: an answer from the service below 500 says
  * it did not (validation, credits, limits, auth); no answer, a cut answer or a 5xx leaves it open.
  * A create refused here before it left (its turn would come too late, or it was cancelled while it
@@ -46,5 +59,23 @@ export class CreateOutcomeUnknownError extends OmniVideoError {
 				hint: 'Check the dashboard for a job created at that time before making it again',
 			},
 		);
+	}
+}
+
+/**
+ * Another process sharing the ledger noted this create first (see SharedJobLedger.claim): that
+ * process sends it and notes its job; this one sent nothing. `recorded` is what the record said.
+ */
+export class CreateClaimedElsewhere extends OmniVideoError {
+	readonly kind = 'transport';
+	constructor(
+		idempotencyKey: string,
+		readonly recorded: LedgerEntry,
+	) {
+		super('Another call is creating this same video right now; nothing was sent twice. Its job is noted as soon as the service answers it: ask again in a few seconds.', {
+			idempotencyKey,
+			code: 'create_claimed_elsewhere',
+			hint: 'Ask again in a few seconds',
+		});
 	}
 }

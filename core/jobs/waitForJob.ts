@@ -24,6 +24,8 @@ export interface WaitForJobOptions {
 	createdAtMs?: number;
 	/** Called with each look at a still-running job. */
 	onProgress?: (job: JobRecord) => void;
+	/** Told when the next look is due (host clock), for a caller that answers "look again in N s". */
+	onLookScheduled?: (atMs: number) => void;
 	/**
 	 * What one lookup is worth, as a share of the key's median render time (default
 	 * DEFAULT_LOOK_COST_SHARE): higher spends fewer lookups and learns of ends later. Used once
@@ -81,6 +83,7 @@ async function pollUntilEnded(runtime: ApiRuntime, jobId: string, options: WaitF
 		const delay = nextPollDelayMs({ attempt, expectedMs, elapsedMs: now - createdAt, progress, learnedMs, lookCostShare: options.lookCostShare, random });
 		const lastLook = now + delay >= deadline;
 		const what = `Waiting for Omni Video job ${jobId}`;
+		options.onLookScheduled?.(now + Math.min(delay, deadline - now));
 		await sleepUnlessCancelled(runtime.sleep, Math.min(delay, deadline - now), options.signal, what, jobId);
 		const looked = await settle(getJob(runtime, jobId, { signal: options.signal, deadlineAtMs: options.deadlineAtMs }));
 		// One unreadable answer is no reason to give up a job that is still rendering.

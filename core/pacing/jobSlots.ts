@@ -4,6 +4,7 @@ import { notInTime } from './requestWindows';
 import { HeldPlaces, RESERVATION_LAPSE_MS, type JobSlot } from './heldPlaces';
 import { OthersPlaces } from './othersPlaces';
 import { lookUpOverdue } from './overdueLookups';
+import { unawaited, type SharedPlan } from './sharedPlan';
 
 export type { JobSlot } from './heldPlaces';
 
@@ -28,6 +29,12 @@ export interface SlotTurnOptions {
 	idempotencyKey?: string;
 }
 
+/**
+ * How long a place claimed in a shared record stays held without its job: a create is answered
+ * well within it, and a process killed meanwhile frees its place for the others by then.
+ */
+const SHARED_RESERVATION_LAPSE_MS = 120_000;
+
 /** The place of a job that already has one: binding or releasing it changes nothing. */
 const PLACE_HELD: JobSlot = { bind: () => undefined, release: () => undefined };
 
@@ -48,6 +55,7 @@ export class JobSlots {
 	 * OthersPlaces.probing): its answer, or at the latest the hour its reservation lapses after.
 	 */
 	private probeUntilMs = 0;
+	private shared: { plan: SharedPlan; holderId: string; seq: number } | undefined;
 
 	constructor(
 		private limit: number,
@@ -64,6 +72,14 @@ export class JobSlots {
 
 	setLimit(limit: number): void {
 		this.limit = limit;
+	}
+
+	/**
+	 * Other processes on the key keep the places with us in this record: a create takes a place only
+	 * when the record has one free too. `holderId` names this process's places in it.
+	 */
+	share(plan: SharedPlan, holderId: string): void {
+		this.shared = { plan, holderId, seq: 0 };
 	}
 
 	get activeCount(): number {
@@ -111,6 +127,7 @@ export class JobSlots {
 	/** A job was seen finished (lookup or confirmed callback): its place is free again. */
 	jobEnded(jobId: string): void {
 		this.held.jobEnded(jobId);
+		if (this.shared) unawaited(this.shared.plan.jobEnded(jobId));
 	}
 
 	/** No new job starts before then. */
@@ -140,8 +157,12 @@ export class JobSlots {
 			throwIfAborted(options.signal, what);
 			const now = this.clock.now();
 			this.prune(now);
-			const freeAt = this.freeAt(now);
-			if (freeAt <= now) return this.reserve(now);
+			let freeAt = this.freeAt(now);
+			if (freeAt <= now) {
+				const claimed = this.shared ? await this.claimShared(now) : { ok: true as const };
+				if (claimed.ok) return this.sharedSlot(this.reserve(now), claimed.placeId);
+				freeAt = claimed.othersFreeAtMs;
+			}
 			if (options.deadlineAtMs !== undefined && (freeAt > options.deadlineAtMs || now >= options.deadlineAtMs)) {
 				throw notInTime(
 					Math.max(freeAt - now, SLOT_RECHECK_MS),
@@ -160,6 +181,36 @@ export class JobSlots {
 			await Promise.race([sleepUnlessCancelled(this.sleep, waitMs, options.signal, what), woken]);
 			this.wakeWaiter = undefined;
 		}
+	}
+
+	/**
+	 * A place in the shared record, or when the places the others hold there are expected to free
+	 * (this process's wait goes on as for its own full places; a job ending here wakes it early).
+	 */
+	private async claimShared(now: number): Promise<{ ok: true; placeId?: string } | { ok: false; othersFreeAtMs: number }> {
+		const shared = this.shared as NonNullable<JobSlots['shared']>;
+		const placeId = `${shared.holderId}:${shared.seq++}`;
+		const claim = await shared.plan.claimPlace(placeId, now, this.limit, now + SHARED_RESERVATION_LAPSE_MS);
+		if (claim.granted) return { ok: true, placeId };
+		// Nothing said of the others' places (ours fill the record): look again at the recheck pace.
+		const firstFree = claim.othersFreeAtMs.length > 0 ? Math.min(...claim.othersFreeAtMs) : now + SLOT_RECHECK_MS;
+		return { ok: false, othersFreeAtMs: Math.max(now + 1, firstFree) };
+	}
+
+	/** The slot, its binding and release told to the shared record too. */
+	private sharedSlot(slot: JobSlot, placeId: string | undefined): JobSlot {
+		const shared = this.shared;
+		if (!shared || placeId === undefined) return slot;
+		return {
+			bind: (jobId, expectedDoneAtMs, holdUntilMs, watched, idempotencyKey) => {
+				slot.bind(jobId, expectedDoneAtMs, holdUntilMs, watched, idempotencyKey);
+				unawaited(shared.plan.bindPlace(placeId, jobId, expectedDoneAtMs, holdUntilMs));
+			},
+			release: () => {
+				slot.release();
+				unawaited(shared.plan.releasePlace(placeId));
+			},
+		};
 	}
 
 	/** A place for a create; a probe past our own places is marked until its answer comes. */

@@ -2,6 +2,7 @@ import type { AbortSignalLike, Clock, Sleep } from '../http/transport';
 import type { PlanLimits } from '../types';
 import { RequestWindows, type RequestPriority } from './requestWindows';
 import { JobSlots, type JobSlot, type SlotTurnOptions } from './jobSlots';
+import type { SharedPlan } from './sharedPlan';
 
 export type { JobSlot } from './jobSlots';
 export type { RequestPriority } from './requestWindows';
@@ -36,6 +37,15 @@ export class RateLimiter {
 		this.limits = limits;
 		this.windows.setLimits(limits);
 		this.slots.setLimit(limits.concurrentJobs);
+	}
+
+	/**
+	 * Every process on the key paces through this record (see SharedPlan): its request windows and
+	 * its places, claimed atomically there before they are taken here. `holderId` names this process.
+	 */
+	share(plan: SharedPlan, holderId: string): void {
+		this.windows.share(plan);
+		this.slots.share(plan, holderId);
 	}
 
 	get currentLimits(): PlanLimits {

@@ -3,6 +3,7 @@ import type { PlanLimits } from '../types';
 import { cancelledError } from '../http/cancellation';
 import { RateLimitError } from '../errors/errors';
 import { countsAtLeast, mergedLog, withoutEach } from './requestLog';
+import type { SharedPlan } from './sharedPlan';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -13,6 +14,8 @@ const WINDOW_MARGIN_MS = 1_000;
  * runs on; short naps keep such leftover timers from holding a host process open for long.
  */
 const MAX_NAP_MS = 1_000;
+/** How long a turn refused by the shared record waits before it asks again, at the least. */
+const SHARED_REFUSAL_NAP_MS = 100;
 /** The most of each window that bulk work leaves for urgent requests (confirming a callback). */
 const URGENT_RESERVE_SHARE = 0.1;
 
@@ -69,8 +72,18 @@ export class RequestWindows {
 		private readonly sleep: Sleep,
 	) {}
 
+	private shared: SharedPlan | undefined;
+
 	setLimits(limits: PlanLimits): void {
 		this.limits = limits;
+	}
+
+	/**
+	 * Other processes on the key keep the windows with us in this record: a turn is taken only when
+	 * the record has room for it too (an atomic claim), and each claim teaches us their requests.
+	 */
+	share(plan: SharedPlan): void {
+		this.shared = plan;
 	}
 
 	/** Waits for this request's turn and for room in both windows, then counts it. */
@@ -211,6 +224,10 @@ export class RequestWindows {
 				return;
 			}
 			const waitMs = this.startTimeOf(0, head.priority, now) - now;
+			if (waitMs <= 0 && this.shared) {
+				await this.takeSharedTurn(head, now);
+				continue;
+			}
 			if (waitMs <= 0) {
 				this.waiters.shift();
 				this.minuteLog.push(now);
@@ -231,6 +248,42 @@ export class RequestWindows {
 			await Promise.race([this.sleep(napMs).catch(() => undefined), woken]);
 			this.wake = undefined;
 		}
+	}
+
+	/**
+	 * Asks the shared record for the head's turn. Refused (other processes took the room), the
+	 * record's requests are learned, so the next turn is timed by them, after a short nap. A record
+	 * that cannot be reached fails the head's request: nothing is sent without the record's consent.
+	 * A head that left meanwhile (cancelled) hands its claimed turn to the next in the queue.
+	 */
+	private async takeSharedTurn(head: Waiter, now: number): Promise<void> {
+		const room = {
+			perMinute: capacity(this.limits.requestsPerMinute, head.priority, this.urgentMinuteLog.length),
+			perHour: capacity(this.limits.requestsPerHour, head.priority, this.urgentHourLog.length),
+			marginMs: WINDOW_MARGIN_MS,
+		};
+		let claim: { granted: boolean; sentAtMs: number[] };
+		try {
+			claim = await (this.shared as SharedPlan).claimRequest(now, room);
+		} catch (error) {
+			if (this.remove(head)) head.fail(error instanceof Error ? error : new Error(String(error)));
+			return;
+		}
+		if (!claim.granted) {
+			this.learnSent(claim.sentAtMs);
+			await this.sleep(SHARED_REFUSAL_NAP_MS).catch(() => undefined);
+			return;
+		}
+		// Granted, the turn is counted here as usual; the record's times then add the others'.
+		const taker = this.waiters.shift();
+		this.minuteLog.push(now);
+		this.hourLog.push(now);
+		if (taker?.priority === 'urgent') {
+			this.urgentMinuteLog.push(now);
+			this.urgentHourLog.push(now);
+		}
+		this.learnSent(claim.sentAtMs);
+		taker?.grant();
 	}
 
 	/** Waiters whose deadline has come go away with the delay they would still have needed. */

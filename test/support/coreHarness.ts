@@ -8,6 +8,7 @@ import { createAxiosTransport } from '../../node-host/axiosTransport';
 import { startSandbox, type Sandbox, type SandboxOptions, type ScenarioName } from '../../sandbox';
 import { CheckedHttp } from './checkedHttp';
 import { VirtualTime } from './virtualTime';
+import type { SharedPlan } from '../../core/pacing/sharedPlan';
 
 /**
  * Core's unit tests run against the real sandbox over HTTP on loopback, on one virtual clock: the
@@ -92,6 +93,8 @@ export interface CoreSandboxOptions {
 	sandbox?: Pick<SandboxOptions, 'holdMs' | 'slowMs' | 'service' | 'idempotencyKeys' | 'retryAfter' | 'rateLimitHeaders' | 'distinctLimitCodes'>;
 	/** Wraps the transport between the client and the sandbox, to watch or break requests on their way. */
 	wrapTransport?: (transport: Transport, time: VirtualTime) => Transport;
+	/** The plan's record the client and its restarted() processes share (see SharedPlan). */
+	sharedPlan?: SharedPlan;
 }
 
 export interface CoreSandbox {
@@ -137,8 +140,8 @@ export async function coreSandbox(options: CoreSandboxOptions = {}): Promise<Cor
 	const sent = new SentLog();
 	const wrap = options.wrapTransport ?? ((transport) => transport);
 	const recorded = (transport: Transport) => sent.recording(wrap(transport, time), time);
-	const client = clientOn(sandbox, time, apiKey, limits, recorded);
-	return { sandbox, time, client, sent, others: new Others(sandbox, time, apiKey, limits), restarted: () => clientOn(sandbox, time, apiKey, limits, recorded) };
+	const client = clientOn(sandbox, time, apiKey, limits, recorded, options.sharedPlan);
+	return { sandbox, time, client, sent, others: new Others(sandbox, time, apiKey, limits), restarted: () => clientOn(sandbox, time, apiKey, limits, recorded, options.sharedPlan) };
 }
 
 /** Closes every sandbox the tests of a file started: `afterEach(closeCoreSandboxes)`. */
@@ -152,16 +155,19 @@ function clientOn(
 	apiKey: string,
 	limits: PlanLimits,
 	wrap: (transport: Transport) => Transport = (transport) => transport,
+	sharedPlan?: SharedPlan,
 ): OmniVideoClient {
+	const process = ++counter;
 	return createOmniVideoClient({
 		baseUrl: sandbox.url,
 		transport: wrap(time.track(createAxiosTransport({ apiKey }))),
 		clock: time.clock,
 		sleep: time.sleep,
-		random: seededRandom(++counter),
+		random: seededRandom(process),
 		limits,
-		limiterKey: `core-test-${counter}`,
+		limiterKey: `core-test-${process}`,
 		redact: [apiKey],
+		sharedPlan: sharedPlan && { plan: sharedPlan, holderId: `process-${process}` },
 	});
 }
 
