@@ -3,14 +3,15 @@ import { createToolContext } from './context';
 import { startHttpServer } from './httpServer';
 import { createServer } from './server';
 import { readSettings, SettingsError } from './settings';
+import { openStore } from './state/openStore';
 
 const USAGE = `omni-video-mcp: Omni Video's MCP server (docs/mcp.md)
   omni-video-mcp                     stdio, for Claude Desktop, Cursor, VS Code
   omni-video-mcp --http [--port N]   Streamable HTTP at http://127.0.0.1:N/mcp (default 3333)
-Options: --host H, --allow-origin O, --wait-seconds S, --allow-dir D, --state-file F
+Options: --host H, --allow-origin O, --wait-seconds S, --allow-dir D, --state-dir D|none
 Environment: OMNI_VIDEO_API_KEY, OMNI_VIDEO_BASE_URL, OMNI_VIDEO_PLAN (pro|premium),
   OMNI_VIDEO_SPEND_CAP_CREDITS, OMNI_VIDEO_SPEND_CAP_HOURS, OMNI_VIDEO_MCP_WAIT_SECONDS,
-  OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES, OMNI_VIDEO_MCP_ALLOWED_DIRS, OMNI_VIDEO_MCP_STATE_FILE,
+  OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES, OMNI_VIDEO_MCP_ALLOWED_DIRS, OMNI_VIDEO_MCP_STATE_DIR,
   OMNI_VIDEO_EXPECTED_RENDER_SECONDS`;
 
 /** Everything the server says goes to stderr: over stdio, stdout carries the protocol alone. */
@@ -22,7 +23,9 @@ async function main(): Promise<void> {
 	const argv = process.argv.slice(2);
 	if (argv.includes('--help')) return say(USAGE);
 	const settings = readSettings(argv, process.env);
-	const context = createToolContext(settings);
+	const store = openStore(settings.state, say);
+	const context = createToolContext(settings, store);
+	say(`omni-video-mcp: records (which call made which job, spend, pacing) in ${store.where}`);
 	if (settings.baseUrl === '') say('omni-video-mcp: OMNI_VIDEO_BASE_URL is not set; every tool call will say so until it is.');
 	if (settings.transport === 'http') {
 		const running = await startHttpServer(context);

@@ -1,4 +1,5 @@
-import { abortableSleep, createOmniVideoClient, isLocalSandbox, keyFingerprint, PLANS, type OmniVideoClient } from '../../core';
+import { abortableSleep, createOmniVideoClient, emptyPlanRecord, isLocalSandbox, keyFingerprint, PLANS, sharedPlanOver, type OmniVideoClient } from '../../core';
+import type { StateStore } from './state/store';
 import { fetchTransport } from './fetchTransport';
 import type { Settings } from './settings';
 
@@ -19,12 +20,18 @@ const sleep = abortableSleep({ start: (callback: () => void, ms: number) => setT
 
 /**
  * One client per key for the life of the process: core's limiter is shared by key already, and
- * the client's made-jobs memory with it, so that every call and session on one key is paced together.
+ * the client's made-jobs memory with it, so that every call and session on one key is paced
+ * together; with every other process on the key, through the plan's record in the store.
  */
 export class Connections {
 	private readonly clients = new Map<string, Connection>();
 
-	constructor(private readonly settings: Settings) {}
+	constructor(
+		private readonly settings: Settings,
+		private readonly store: StateStore,
+		/** This process's name among those sharing the records. */
+		private readonly holderId: string,
+	) {}
 
 	/** The client for the call's key: the request's bearer key over HTTP, else OMNI_VIDEO_API_KEY. */
 	forKey(requestKey: string | undefined): Connection {
@@ -53,6 +60,8 @@ export class Connections {
 				limits: PLANS[this.settings.plan],
 				limiterKey: fingerprint,
 				redact: [apiKey],
+				// Every process on the key paces through one record: the plan is the key's, not the process's.
+				sharedPlan: { plan: sharedPlanOver((change) => this.store.transact(`plan-${fingerprint}`, emptyPlanRecord, change)), holderId: this.holderId },
 			});
 			connection = { client, fingerprint, baseUrl, allowInsecureLoopbackCallback: isLocalSandbox(baseUrl) };
 			this.clients.set(fingerprint, connection);

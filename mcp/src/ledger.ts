@@ -1,43 +1,92 @@
-import type { JobLedger, LedgerEntry } from '../../core';
-import type { StateFile } from './stateFile';
+import type { LedgerEntry, SharedJobLedger } from '../../core';
+import { Doc, KEEP_MS, pruneOlderThan } from './state/records';
+import type { StateStore } from './state/store';
+import { processAlive } from './state/processAlive';
 
-/** How long a create's record is kept: as long as the service keeps an idempotency key (docs/api.md#idempotency). */
-const KEEP_MS = 24 * 60 * 60_000;
+interface LedgerRecord {
+	entry: LedgerEntry;
+	notedAtMs: number;
+	/** The process that sent the create, while its answer may still come. */
+	sender?: number;
+}
+
+/** A create's answer comes within this (the request's own timeout): one sent longer ago lost its answer. */
+const CREATE_ANSWER_MS = 120_000;
 
 export interface LedgerState {
-	creates: Record<string, { entry: LedgerEntry; notedAtMs: number }>;
+	creates: Record<string, LedgerRecord>;
 }
 
 /**
- * core's JobLedger on the server's state: which job each create made, by idempotency key, so that
- * a call asked again is answered from our own records whether or not the service honours the key.
+ * core's ledger on the server's store: which job each create made, by idempotency key, so that a
+ * call asked again, in this process, after a restart or in another process on the machine, is
+ * answered from our own records whether or not the service honours the key. A create is claimed
+ * here before it is sent: of two processes asked the same create at once, one sends it.
  */
-export class ServerLedger implements JobLedger {
+export class ServerLedger implements SharedJobLedger {
+	private readonly doc: Doc<LedgerState>;
+
 	constructor(
-		private readonly file: StateFile<LedgerState>,
+		store: StateStore,
 		private readonly now: () => number,
-	) {}
-
-	find(idempotencyKey: string): LedgerEntry | undefined {
-		const record = this.file.state.creates[idempotencyKey];
-		return record && this.now() - record.notedAtMs < KEEP_MS ? record.entry : undefined;
+	) {
+		this.doc = new Doc(store, 'ledger', () => ({ creates: {} }));
 	}
 
-	/** When the create of this key was noted (sent or answered), if it still is. */
-	notedAtMs(idempotencyKey: string): number | undefined {
-		return this.find(idempotencyKey) ? this.file.state.creates[idempotencyKey].notedAtMs : undefined;
+	async find(idempotencyKey: string): Promise<LedgerEntry | undefined> {
+		return this.live((await this.doc.read()).creates[idempotencyKey])?.entry;
 	}
 
-	note(idempotencyKey: string, entry: LedgerEntry): void {
-		this.file.update((state) => {
-			for (const [key, record] of Object.entries(state.creates)) if (this.now() - record.notedAtMs >= KEEP_MS) delete state.creates[key];
-			state.creates[idempotencyKey] = { entry, notedAtMs: this.now() };
+	/** When each create still kept was noted (sent or answered), for telling a retry from a new request. */
+	async notedTimes(): Promise<(idempotencyKey: string) => number | undefined> {
+		const { creates } = await this.doc.read();
+		return (key) => this.live(creates[key])?.notedAtMs;
+	}
+
+	async note(idempotencyKey: string, entry: LedgerEntry): Promise<void> {
+		await this.doc.change((state) => {
+			pruneOlderThan(state.creates, (record) => record.notedAtMs, this.now());
+			// The first time the request was noted stays its time: the retry window runs from it.
+			const notedAtMs = this.live(state.creates[idempotencyKey])?.notedAtMs ?? this.now();
+			state.creates[idempotencyKey] = { entry, notedAtMs, ...('sentAtMs' in entry ? { sender: process.pid } : {}) };
 		});
 	}
 
-	forget(idempotencyKey: string): void {
-		this.file.update((state) => {
+	async claim(idempotencyKey: string, entry: { sentAtMs: number }): Promise<LedgerEntry | undefined> {
+		return this.doc.change((state) => {
+			pruneOlderThan(state.creates, (record) => record.notedAtMs, this.now());
+			const known = this.live(state.creates[idempotencyKey]);
+			if (known) return known.entry;
+			state.creates[idempotencyKey] = { entry, notedAtMs: this.now(), sender: process.pid };
+			return undefined;
+		});
+	}
+
+	/**
+	 * Whether the create of this key is being sent by a live process whose answer may still come:
+	 * a call asked again then waits for it rather than being told its outcome is unknown.
+	 */
+	async answerPending(idempotencyKey: string): Promise<boolean> {
+		const record = this.live((await this.doc.read()).creates[idempotencyKey]);
+		if (!record || !('sentAtMs' in record.entry) || record.sender === undefined) return false;
+		return this.now() - record.entry.sentAtMs < CREATE_ANSWER_MS && processAlive(record.sender);
+	}
+
+	/** This process saw the create fail without an answer: nobody waits for it any more. */
+	async answerLost(idempotencyKey: string): Promise<void> {
+		await this.doc.change((state) => {
+			const record = state.creates[idempotencyKey];
+			if (record && 'sentAtMs' in record.entry) delete record.sender;
+		});
+	}
+
+	async forget(idempotencyKey: string): Promise<void> {
+		await this.doc.change((state) => {
 			delete state.creates[idempotencyKey];
 		});
+	}
+
+	private live(record: LedgerRecord | undefined): LedgerRecord | undefined {
+		return record && this.now() - record.notedAtMs < KEEP_MS ? record : undefined;
 	}
 }

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
+import { defaultStateDir } from './state/stateDir';
 import { baseUrlProblem, normaliseBaseUrl, type PlanName } from '../../core';
 
 /** How long a call waits for its video by default: inside the 60 s most clients allow a call. */
@@ -31,8 +32,12 @@ export interface Settings {
 	expectedRenderSeconds?: number;
 	retryWindowMinutes: number;
 	spendCap?: SpendCap;
-	/** Where the ledger and the spend are kept across restarts; memory only when unset. */
-	stateFile?: string;
+	/**
+	 * Where the records (ledger, spend, pacing, jobs seen) are kept, shared by every server process
+	 * on the machine that uses the same folder: the platform's state folder by default, 'none' for
+	 * memory only. The older --state-file F keeps them beside F, its name as their prefix.
+	 */
+	state: { kind: 'dir'; dir: string; prefix?: string } | { kind: 'memory' };
 	/** Folders upload_image may read over stdio. */
 	allowedDirs: string[];
 }
@@ -61,7 +66,7 @@ function flagValue(argv: string[], flag: string): string | undefined {
 	return next;
 }
 
-const FLAGS = ['--http', '--port', '--host', '--allow-origin', '--wait-seconds', '--allow-dir', '--state-file', '--help'];
+const FLAGS = ['--http', '--port', '--host', '--allow-origin', '--wait-seconds', '--allow-dir', '--state-dir', '--state-file', '--help'];
 
 /** Reads the settings; a wrong one stops the server with a message saying which and how to fix it. */
 export function readSettings(argv: string[], env: Env): Settings {
@@ -78,6 +83,7 @@ export function readSettings(argv: string[], env: Env): Settings {
 	const capCredits = positiveNumber('OMNI_VIDEO_SPEND_CAP_CREDITS', env.OMNI_VIDEO_SPEND_CAP_CREDITS, undefined);
 	const capHours = positiveNumber('OMNI_VIDEO_SPEND_CAP_HOURS', env.OMNI_VIDEO_SPEND_CAP_HOURS, 24) as number;
 	const dirs = [...(env.OMNI_VIDEO_MCP_ALLOWED_DIRS ?? '').split(':'), ...flagValues(argv, '--allow-dir')].filter((dir) => dir.trim() !== '');
+	const stateDir = (flagValue(argv, '--state-dir') ?? env.OMNI_VIDEO_MCP_STATE_DIR)?.trim();
 	const stateFile = flagValue(argv, '--state-file') ?? env.OMNI_VIDEO_MCP_STATE_FILE;
 		// 0 picks a free port (tests); the chosen address is printed.
 	const port = positiveNumber('--port', flagValue(argv, '--port') ?? env.OMNI_VIDEO_MCP_PORT, 3333, 65535, 0) as number;
@@ -94,9 +100,17 @@ export function readSettings(argv: string[], env: Env): Settings {
 		expectedRenderSeconds: positiveNumber('OMNI_VIDEO_EXPECTED_RENDER_SECONDS', env.OMNI_VIDEO_EXPECTED_RENDER_SECONDS, undefined),
 		retryWindowMinutes: positiveNumber('OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES', env.OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES, DEFAULT_RETRY_WINDOW_MINUTES) as number,
 		spendCap: capCredits === undefined ? undefined : { credits: capCredits, periodHours: capHours },
-		stateFile: stateFile ? resolve(stateFile) : undefined,
+		state: stateSetting(stateDir, stateFile, env),
 		allowedDirs: dirs.map((dir) => resolve(dir)),
 	};
+}
+
+/** --state-dir wins, then --state-file, then the platform's state folder. */
+function stateSetting(stateDir: string | undefined, stateFile: string | undefined, env: Env): Settings['state'] {
+	if (stateDir?.toLowerCase() === 'none') return { kind: 'memory' };
+	if (stateDir) return { kind: 'dir', dir: resolve(stateDir) };
+	if (stateFile) return { kind: 'dir', dir: dirname(resolve(stateFile)), prefix: `${basename(stateFile)}.` };
+	return { kind: 'dir', dir: defaultStateDir(env) };
 }
 
 /** Every value of a repeatable flag. */

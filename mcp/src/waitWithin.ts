@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isOmniVideoError, isTerminal, type JobRecord } from '../../core';
 import type { Connection } from './connection';
-import { lookAgainSeconds, type ToolContext, type ToolExtra } from './context';
+import type { ToolContext, ToolExtra } from './context';
 import { jobResult } from './jobResult';
 import type { Progress } from './progress';
 
@@ -9,49 +9,83 @@ export interface WaitPlan {
 	job: JobRecord;
 	deadlineMs: number;
 	expectedMs?: number;
+	createdAtMs?: number;
 	retried?: boolean;
 	requestId?: string;
+	/** When the job was last seen, when that was not just now (the answer says how old it is). */
+	seenAtMs?: number;
 	progress: Progress;
 }
 
 /**
- * Waits for a job until the call's deadline and answers with the video, the failure, or a receipt
- * (not an error) saying which tool to call and when. A cancelled call stops polling at once.
+ * Waits for a job until the call's deadline on the job's one look schedule (see JobWatches) and
+ * answers with the video, the failure, or a receipt (not an error) saying which tool to call and
+ * when the next look is due. A cancelled call stops waiting at once.
  */
 export async function waitWithin(context: ToolContext, connection: Connection, extra: ToolExtra, plan: WaitPlan): Promise<CallToolResult> {
 	let job = plan.job;
-	const leftMs = plan.deadlineMs - Date.now();
-	if (!isTerminal(job) && leftMs > 1_000) {
+	let seenAtMs = plan.seenAtMs;
+	let nextLookAtMs: number | undefined;
+	if (!isTerminal(job)) {
 		plan.progress.say(`Job ${job.id} is ${job.rawStatus}`);
+		const watch = await context.watches.watch(connection, job, { expectedMs: plan.expectedMs, createdAtMs: plan.createdAtMs });
+		const joined = watch.join((seen) => {
+			job = seen;
+			seenAtMs = undefined;
+			plan.progress.say(`Job ${seen.id} is ${seen.rawStatus}${seen.progress !== undefined ? ` (${seen.progress} %)` : ''}`);
+		});
+		let cancelled = false;
 		try {
-			job = await connection.client.waitForJob(job.id, {
-				timeoutMs: leftMs,
-				// A look that would be answered after the bound (one due at it, or one the plan's windows
-				// cannot fit) is not taken: requests are scarce (200 an hour on Pro), the receipt carries the
-				// job as last seen, and wait_for_job goes on with the schedule.
-				deadlineAtMs: plan.deadlineMs,
-				signal: extra.signal,
-				expectedMs: plan.expectedMs,
-				createdAtMs: plan.retried ? Date.parse(job.createdAt ?? '') || undefined : undefined,
-				onProgress: (seen) => {
-					job = seen;
-					context.lastSeen.set(seen.id, seen);
-					context.spend.observe(connection.fingerprint, seen);
-					plan.progress.say(`Job ${seen.id} is ${seen.rawStatus}${seen.progress !== undefined ? ` (${seen.progress} %)` : ''}`);
-				},
-			});
+			const ended = await untilDeadline(watch.ended, plan.deadlineMs, extra.signal);
+			cancelled = ended === 'cancelled';
+			if (ended !== 'cancelled' && ended !== 'deadline') {
+				job = ended;
+				seenAtMs = undefined;
+			}
 		} catch (error) {
-			// A failed job is a result with its reason; the bound reached is a receipt; anything else is the caller's error.
-			if (isOmniVideoError(error) && error.kind === 'job_failed') job = await connection.client.getJob(job.id).catch(() => ({ ...job, status: 'failed' as const, error: error.message }));
-			else if (!(isOmniVideoError(error) && (error.code === 'wait_timeout' || error.kind === 'rate_limit'))) throw error;
+			// The schedule ran out of the plan's requests or its time: the receipt carries the job as last seen.
+			if (!(isOmniVideoError(error) && (error.code === 'wait_timeout' || error.kind === 'rate_limit' || error.kind === 'timeout'))) throw error;
+		} finally {
+			joined.leave(cancelled);
 		}
+		if (cancelled) throw new Error(`The call was cancelled; job ${job.id} goes on rendering.`);
+		nextLookAtMs = watch.nextLookAtMs();
 	}
-	context.spend.observe(connection.fingerprint, job);
-	context.lastSeen.set(job.id, job);
-	return answer(context, job, plan);
+	void context.spend.observe(connection.fingerprint, job).catch(() => undefined);
+	return answer(context, job, plan, seenAtMs, nextLookAtMs);
 }
 
-function answer(context: ToolContext, job: JobRecord, plan: WaitPlan): CallToolResult {
+/** The job's end, or which came first: the call's deadline or its cancellation. */
+async function untilDeadline(ended: Promise<JobRecord>, deadlineMs: number, signal: AbortSignal): Promise<JobRecord | 'deadline' | 'cancelled'> {
+	let timer: NodeJS.Timeout | undefined;
+	let onAbort: (() => void) | undefined;
+	const stops = new Promise<'deadline' | 'cancelled'>((resolve) => {
+		timer = setTimeout(() => resolve('deadline'), Math.max(0, deadlineMs - Date.now()));
+		onAbort = () => resolve('cancelled');
+		if (signal.aborted) onAbort();
+		signal.addEventListener('abort', onAbort);
+	});
+	try {
+		return await Promise.race([ended, stops]);
+	} finally {
+		clearTimeout(timer);
+		if (onAbort) signal.removeEventListener('abort', onAbort);
+	}
+}
+
+/** Seconds until the job's next look is due (at least 1), else until it is expected to end, else a guess of 20. */
+export function afterSecondsFor(nextLookAtMs: number | undefined, expectedEndAtMs?: number): number {
+	const at = nextLookAtMs ?? expectedEndAtMs;
+	// A second past the look: its answer is in by then.
+	return at === undefined ? 20 : Math.max(1, Math.ceil((at - Date.now()) / 1000) + 1);
+}
+
+/** "as seen 12 s ago", when the answer comes from an earlier look. */
+export function seenAgo(seenAtMs: number | undefined): string {
+	return seenAtMs === undefined ? '' : ` (as last looked up ${Math.max(0, Math.round((Date.now() - seenAtMs) / 1000))} s ago)`;
+}
+
+function answer(context: ToolContext, job: JobRecord, plan: WaitPlan, seenAtMs: number | undefined, nextLookAtMs: number | undefined): CallToolResult {
 	const common = { retried: plan.retried, requestId: plan.requestId };
 	const was = plan.retried ? 'This call was a retry: it got back the job an earlier identical call made, and made no second video. ' : '';
 	if (job.status === 'done') {
@@ -63,12 +97,12 @@ function answer(context: ToolContext, job: JobRecord, plan: WaitPlan): CallToolR
 			message: `${was}Omni Video job ${job.id} failed: ${job.error ?? 'no reason given'}${job.errorCode ? ` (${job.errorCode})` : ''}. No credits are charged for it. Change what the reason names (the prompt or the source file), then call generate_video again with newVideo: true.`,
 		});
 	}
-	const afterSeconds = lookAgainSeconds(context, job.id);
+	const afterSeconds = afterSecondsFor(nextLookAtMs);
 	return jobResult(job, {
 		...common,
-		nextStep: { tool: 'wait_for_job', arguments: { jobId: job.id }, afterSeconds: 0 },
+		nextStep: { tool: 'wait_for_job', arguments: { jobId: job.id }, afterSeconds },
 		message:
-			`${was}Job ${job.id} was ${job.rawStatus} when last seen and keeps rendering on Omni Video; it is expected in about ${afterSeconds} s. This call stopped waiting so as not to run into your client's timeout. ` +
-			`Call wait_for_job with jobId "${job.id}" now (it waits up to ${Math.round(context.settings.waitSeconds)} s), or get_job with the same id in ${afterSeconds} s. Do not call generate_video again for it.`,
+			`${was}Job ${job.id} was ${job.rawStatus}${seenAgo(seenAtMs)} and keeps rendering on Omni Video; the server looks it up again in about ${afterSeconds} s. This call stopped waiting so as not to run into your client's timeout. ` +
+			`Call wait_for_job with jobId "${job.id}" in ${afterSeconds} s (it waits up to ${Math.round(context.settings.waitSeconds)} s). Do not call generate_video again for it.`,
 	});
 }

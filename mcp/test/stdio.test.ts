@@ -165,9 +165,10 @@ describe.each(READINGS)('the MCP server over stdio, the SDK Client, --service %s
 		expect(counts(sandbox).jobs - before.jobs).toBe(1);
 	});
 
-	it('keeps its records on disk: a restarted server answers a retry with the job made before', async () => {
-		const stateFile = join(folder, 'state.json');
-		const env = serverEnv(sandbox, { OMNI_VIDEO_MCP_STATE_FILE: stateFile });
+	it('keeps its records on disk by default: a restarted server answers a retry with the job made before', async () => {
+		// Nothing set but where the platform's state folder is ($XDG_STATE_HOME).
+		const env = serverEnv(sandbox, { XDG_STATE_HOME: folder });
+		delete env.OMNI_VIDEO_MCP_STATE_DIR;
 		const args = { prompt: 'A kingfisher dives', resolution: '720P', duration: 4, waitSeconds: 0 };
 		const first = await overStdio(env);
 		const made = await call(first.client, 'generate_video', args);
@@ -178,6 +179,7 @@ describe.each(READINGS)('the MCP server over stdio, the SDK Client, --service %s
 		await second.close();
 		expect(retried.output).toMatchObject({ jobId: made.output.jobId, retried: true });
 		expect(counts(sandbox).creates).toBe(before.creates);
+		expect(first.log()).toContain(join(folder, 'omni-video-mcp'));
 	});
 
 	it('refuses a create that would pass the spend cap, saying so, with nothing sent', async () => {
@@ -209,7 +211,7 @@ describe.each(READINGS)('the MCP server over stdio, the SDK Client, --service %s
 
 describe('the MCP server with no base URL', () => {
 	it('starts, lists its tools, and every call says what to set', async () => {
-		const server = await overStdio({ PATH: process.env.PATH ?? '' });
+		const server = await overStdio({ PATH: process.env.PATH ?? '', OMNI_VIDEO_MCP_STATE_DIR: 'none' });
 		try {
 			const { tools } = await server.client.listTools();
 			expect(tools).toHaveLength(4);

@@ -1,46 +1,48 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validateGenerateInput } from '../../core';
-import { ServerLedger, type LedgerState } from '../src/ledger';
+import { ServerLedger } from '../src/ledger';
 import { requestIdentity } from '../src/requestKey';
 import { readSettings, SettingsError } from '../src/settings';
-import { SpendCapError, SpendGuard, type SpendState } from '../src/spendCap';
-import { StateFile } from '../src/stateFile';
+import { SpendCapError, SpendGuard } from '../src/spendCap';
+import { FileStore } from '../src/state/fileStore';
+import { defaultStateDir } from '../src/state/stateDir';
+import { MemoryStore } from '../src/state/store';
 
 describe('how a retry is told from a new request (docs/mcp.md#retries-and-new-videos)', () => {
 	const request = validateGenerateInput({ prompt: 'A heron', resolution: '1080p' });
 	const windowMs = 10 * 60_000;
 	let now = 1_000_000;
-	const file = new StateFile<LedgerState>(undefined, () => ({ creates: {} }));
-	const ledger = new ServerLedger(file, () => now);
-	const identity = (options: { requestId?: string; newVideo?: boolean } = {}) =>
-		requestIdentity('fp', request, { ...options, retryWindowMs: windowMs, notedAtMs: (key) => ledger.notedAtMs(key), nowMs: now });
+	const ledger = new ServerLedger(new MemoryStore(), () => now);
+	const identity = async (options: { requestId?: string; newVideo?: boolean } = {}) =>
+		requestIdentity('fp', request, { ...options, retryWindowMs: windowMs, notedAtMs: await ledger.notedTimes(), nowMs: now });
 
-	it('the same arguments are the same key within the window, the next key after it', () => {
-		const first = identity();
+	it('the same arguments are the same key within the window, the next key after it', async () => {
+		const first = await identity();
 		expect(requestIdentity('fp', validateGenerateInput({ prompt: 'A heron', resolution: '1080P', duration: 8 }), { retryWindowMs: windowMs, notedAtMs: () => undefined, nowMs: now }).idempotencyKey).toBe(first.idempotencyKey);
-		ledger.note(first.idempotencyKey, { jobId: 'job_1' });
+		await ledger.note(first.idempotencyKey, { jobId: 'job_1' });
 		now += windowMs - 1;
-		expect(identity().idempotencyKey).toBe(first.idempotencyKey);
+		expect((await identity()).idempotencyKey).toBe(first.idempotencyKey);
 		now += 2;
-		const later = identity();
+		const later = await identity();
 		expect(later.idempotencyKey).not.toBe(first.idempotencyKey);
 		// The later request is itself retried within its own window.
-		ledger.note(later.idempotencyKey, { jobId: 'job_2' });
+		await ledger.note(later.idempotencyKey, { jobId: 'job_2' });
 		now += 1_000;
-		expect(identity().idempotencyKey).toBe(later.idempotencyKey);
+		expect((await identity()).idempotencyKey).toBe(later.idempotencyKey);
 	});
 
-	it('another key, newVideo and a new requestId are new requests; the same requestId is not', () => {
-		const base = identity().idempotencyKey;
+	it('another key, newVideo and a new requestId are new requests; the same requestId is not', async () => {
+		const identitySync = (options: { requestId?: string; newVideo?: boolean } = {}) => requestIdentity('fp', request, { ...options, retryWindowMs: windowMs, notedAtMs: () => undefined, nowMs: now });
+		const base = (await identity()).idempotencyKey;
 		expect(requestIdentity('other', request, { retryWindowMs: windowMs, notedAtMs: () => undefined, nowMs: now }).idempotencyKey).not.toBe(base);
-		const a = identity({ newVideo: true });
-		const b = identity({ newVideo: true });
+		const a = identitySync({ newVideo: true });
+		const b = identitySync({ newVideo: true });
 		expect(a.idempotencyKey).not.toBe(b.idempotencyKey);
 		expect(a.requestId).toMatch(/^new_/);
-		expect(identity({ requestId: 'x' }).idempotencyKey).toBe(identity({ requestId: 'x' }).idempotencyKey);
-		expect(identity({ requestId: 'x' }).idempotencyKey).not.toBe(identity({ requestId: 'y' }).idempotencyKey);
+		expect(identitySync({ requestId: 'x' }).idempotencyKey).toBe(identitySync({ requestId: 'x' }).idempotencyKey);
+		expect(identitySync({ requestId: 'x' }).idempotencyKey).not.toBe(identitySync({ requestId: 'y' }).idempotencyKey);
 	});
 });
 
@@ -48,38 +50,77 @@ describe('the spend cap', () => {
 	const request = validateGenerateInput({ prompt: 'p', resolution: '720P', duration: 4 });
 	const job = (id: string, status: 'queued' | 'done' | 'failed', credits: { creditsQueued?: number; creditsUsed?: number }) => ({ id, status, rawStatus: status, resultUrls: [], ...credits });
 
-	it('counts what the service reports, frees a failed job, and refuses what would pass the cap', () => {
+	it('counts what the service reports, frees a failed job, and refuses what would pass the cap', async () => {
 		let now = 0;
-		const guard = new SpendGuard({ credits: 50, periodHours: 1 }, new StateFile<SpendState>(undefined, () => ({ spend: {} })), () => now);
+		const guard = new SpendGuard({ credits: 50, periodHours: 1 }, new MemoryStore(), () => now);
 		// The price is unknown: one create at a time.
-		const first = guard.reserve('fp', request);
-		expect(() => guard.reserve('fp', request)).toThrow(SpendCapError);
-		guard.observe('fp', job('job_1', 'queued', { creditsQueued: 20 }), request);
-		first.release();
+		const first = await guard.reserve('fp', request);
+		await expect(guard.reserve('fp', request)).rejects.toThrow(SpendCapError);
+		await guard.observe('fp', job('job_1', 'queued', { creditsQueued: 20 }), request);
+		await first.release();
 		// 20 spent, 20 a create: a second fits, a third would pass 50.
-		guard.reserve('fp', request).release();
-		guard.observe('fp', job('job_2', 'queued', { creditsQueued: 20 }), request);
-		expect(() => guard.reserve('fp', request)).toThrow(/spend cap is 50 credits per 1 h, 40 are spent/);
-		guard.observe('fp', job('job_2', 'failed', { creditsUsed: 0 }));
-		guard.reserve('fp', request).release();
+		await (await guard.reserve('fp', request)).release();
+		await guard.observe('fp', job('job_2', 'queued', { creditsQueued: 20 }), request);
+		await expect(guard.reserve('fp', request)).rejects.toThrow(/spend cap is 50 credits per 1 h, 40 are spent/);
+		await guard.observe('fp', job('job_2', 'failed', { creditsUsed: 0 }));
+		await (await guard.reserve('fp', request)).release();
 		// Past the period, nothing counts.
 		now += 3_600_001;
-		guard.observe('fp', job('job_3', 'done', { creditsQueued: 20, creditsUsed: 20 }), request);
-		guard.reserve('fp', request).release();
+		await guard.observe('fp', job('job_3', 'done', { creditsQueued: 20, creditsUsed: 20 }), request);
+		await (await guard.reserve('fp', request)).release();
 	});
 
-	it('keeps its count and the ledger in the state file across a restart', () => {
+	it('two processes on one store hold against one cap: a hold in one refuses the create in the other', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'omni-video-mcp-state-'));
 		try {
-			const path = join(dir, 'state.json');
-			const open = () => new StateFile<LedgerState & SpendState>(path, () => ({ creates: {}, spend: {} }));
-			new ServerLedger(open(), () => 0).note('idem_a', { jobId: 'job_a' });
-			expect(new ServerLedger(open(), () => 1).find('idem_a')).toEqual({ jobId: 'job_a' });
-			// Records older than a day are not answered.
-			expect(new ServerLedger(open(), () => 24 * 3_600_000).find('idem_a')).toBeUndefined();
+			const say = () => undefined;
+			const [a, b] = [new SpendGuard({ credits: 30, periodHours: 1 }, new FileStore(dir, say), Date.now), new SpendGuard({ credits: 30, periodHours: 1 }, new FileStore(dir, say), Date.now)];
+			await a.observe('fp', job('job_1', 'queued', { creditsQueued: 20 }), request);
+			await expect(b.reserve('fp', request)).rejects.toThrow(/20 are spent/);
 		} finally {
 			rmSync(dir, { recursive: true, force: true });
 		}
+	});
+});
+
+describe('the records on disk (FileStore)', () => {
+	let dir: string;
+	beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'omni-video-mcp-state-'))));
+	afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+	it('keep the ledger across a restart, the user\'s alone (0700 folder, 0600 files), for a day', async () => {
+		const folder = join(dir, 'state');
+		await new ServerLedger(new FileStore(folder, () => undefined), () => 0).note('idem_a', { jobId: 'job_a' });
+		expect(await new ServerLedger(new FileStore(folder, () => undefined), () => 1).find('idem_a')).toEqual({ jobId: 'job_a' });
+		expect(statSync(folder).mode & 0o777).toBe(0o700);
+		for (const file of readdirSync(folder)) expect(statSync(join(folder, file)).mode & 0o777).toBe(0o600);
+		// Records older than a day are not answered.
+		expect(await new ServerLedger(new FileStore(folder, () => undefined), () => 24 * 3_600_000).find('idem_a')).toBeUndefined();
+	});
+
+	it('set a damaged file aside with one line and go on', async () => {
+		writeFileSync(join(dir, 'ledger.json'), '{"creates": {"idem');
+		const lines: string[] = [];
+		const ledger = new ServerLedger(new FileStore(dir, (line) => lines.push(line)), Date.now);
+		expect(await ledger.find('idem_a')).toBeUndefined();
+		await ledger.note('idem_b', { jobId: 'job_b' });
+		expect(lines).toEqual([expect.stringMatching(/ledger\.json could not be read .* kept as .*damaged/)]);
+		expect(readdirSync(dir).some((file) => file.startsWith('ledger.json.damaged-'))).toBe(true);
+		expect(await ledger.find('idem_b')).toEqual({ jobId: 'job_b' });
+	});
+
+	it('take over a lock left by a process that is gone, at once', async () => {
+		// A pid that is not running: the lock's holder was killed while it held it.
+		writeFileSync(join(dir, 'ledger.json.lock'), '999999999 1');
+		const started = Date.now();
+		await new ServerLedger(new FileStore(dir, () => undefined), Date.now).note('idem_c', { jobId: 'job_c' });
+		expect(Date.now() - started).toBeLessThan(2_000);
+	});
+
+	it('claim a create for one of two stores at once', async () => {
+		const ledgers = [new ServerLedger(new FileStore(dir, () => undefined), Date.now), new ServerLedger(new FileStore(dir, () => undefined), Date.now)];
+		const claims = await Promise.all(ledgers.flatMap((ledger) => Array.from({ length: 5 }, () => ledger.claim('idem_d', { sentAtMs: 1 }))));
+		expect(claims.filter((claim) => claim === undefined)).toHaveLength(1);
 	});
 });
 
@@ -101,5 +142,16 @@ describe('settings', () => {
 			baseUrl: 'https://api.example.com',
 		});
 		expect(readSettings([], { OMNI_VIDEO_BASE_URL: 'http://api.example.com' }).baseUrlProblem).toMatch(/https:\/\//);
+	});
+
+	it('keeps records in the platform\'s state folder unless moved or turned off', () => {
+		expect(defaultStateDir({ XDG_STATE_HOME: '/x/state' }, 'linux', '/home/u')).toBe('/x/state/omni-video-mcp');
+		expect(defaultStateDir({}, 'linux', '/home/u')).toBe('/home/u/.local/state/omni-video-mcp');
+		expect(defaultStateDir({}, 'darwin', '/Users/u')).toBe('/Users/u/Library/Application Support/omni-video-mcp');
+		expect(defaultStateDir({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32', 'C:\\Users\\u')).toContain('omni-video-mcp');
+		expect(readSettings([], { XDG_STATE_HOME: '/x/state' }).state).toEqual({ kind: 'dir', dir: expect.stringContaining('omni-video-mcp') });
+		expect(readSettings(['--state-dir', 'none'], {}).state).toEqual({ kind: 'memory' });
+		expect(readSettings([], { OMNI_VIDEO_MCP_STATE_DIR: '/tmp/ov' }).state).toEqual({ kind: 'dir', dir: '/tmp/ov' });
+		expect(readSettings(['--state-file', '/tmp/a/state.json'], {}).state).toEqual({ kind: 'dir', dir: '/tmp/a', prefix: 'state.json.' });
 	});
 });

@@ -1,11 +1,13 @@
 import { z } from 'zod/v4';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { GENERATE_LIMITS, validateGenerateInput, type GeneratedJob } from '../../../core';
+import { CreateClaimedElsewhere, createMayHaveMadeJob, GENERATE_LIMITS, validateGenerateInput, type GenerateVideoInput, type GeneratedJob } from '../../../core';
+import type { Connection } from '../connection';
+import type { Progress } from '../progress';
 import type { ToolContext, ToolExtra } from '../context';
 import { jobOutputShape, waitingForPlaceResult } from '../jobResult';
 import { progressFor } from '../progress';
-import { requestIdentity } from '../requestKey';
+import { requestIdentity, type RequestIdentity } from '../requestKey';
 import { boundedWait, MAX_WAIT_SECONDS } from '../settings';
 import { SpendCapError } from '../spendCap';
 import { toolError } from '../toolError';
@@ -61,55 +63,103 @@ async function generate(context: ToolContext, args: Args, extra: ToolExtra): Pro
 		requestId: args.requestId?.trim() || undefined,
 		newVideo: args.newVideo,
 		retryWindowMs: context.settings.retryWindowMinutes * 60_000,
-		notedAtMs: (key) => context.ledger.notedAtMs(key),
+		notedAtMs: await context.ledger.notedTimes(),
 		nowMs: startedMs,
 	});
 	const progress = progressFor(extra, waitSeconds);
 	try {
-		// A retry is answered from our records: the cap counts only what a new video would add.
-		const known = context.ledger.find(identity.idempotencyKey) !== undefined;
-		const reservation = known ? { release: () => undefined } : context.spend.reserve(connection.fingerprint, request);
-		progress.say(known ? 'Looking up the job an earlier identical call made' : 'Waiting for a place among the plan\'s jobs at once');
-		const creating = connection.client
-			.generateVideo(input, {
-				idempotencyKey: identity.idempotencyKey,
-				ledger: context.ledger,
-				reuse: identity.reuse,
-				// Cancelled, a create still waiting for its turn is dropped; one already sent is read to its answer and noted.
-				signal: extra.signal,
-				finishOnceSent: true,
-				watched: true,
-				expectedMs: context.settings.expectedRenderSeconds === undefined ? undefined : context.settings.expectedRenderSeconds * 1000,
-				allowInsecureLoopbackCallback: connection.allowInsecureLoopbackCallback,
-			})
-			.then((created) => {
-				context.spend.observe(connection.fingerprint, created.job, created.request);
-				context.lastSeen.set(created.job.id, created.job);
-				// A job picked up again is part way through already: half its time is the better guess.
-				if (!context.expectedEnds.has(created.job.id)) context.expectedEnds.set(created.job.id, Date.now() + (created.replayed ? created.expectedMs / 2 : created.expectedMs));
-				return created;
-			})
-			.finally(() => reservation.release());
-		const created = await untilDeadline(creating, Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS));
-		if (!created) {
-			// Past the bound while waiting for a place: the create goes on here, and the same call picks it up.
-			creating.catch(() => undefined);
-			return waitingForPlaceResult(args, identity.requestId, (Date.now() - startedMs) / 1000);
+		for (;;) {
+			const recorded = await context.ledger.find(identity.idempotencyKey);
+			// Made before, here or by another process on the key, and seen since: nothing to ask the service.
+			const seen = recorded && 'jobId' in recorded ? await context.watches.lastSeen(connection.fingerprint, recorded.jobId) : undefined;
+			if (seen && !(identity.reuse.maxAgeMs !== undefined && startedMs - (Date.parse(seen.job.createdAt ?? '') || startedMs) > identity.reuse.maxAgeMs)) {
+				return await waitWithin(context, connection, extra, { job: seen.job, seenAtMs: seen.seenAtMs, deadlineMs, retried: true, requestId: identity.requestId, progress });
+			}
+			// Sent by another call that has not seen its answer yet: its job is noted as soon as it has.
+			if (recorded && 'sentAtMs' in recorded && (await context.ledger.answerPending(identity.idempotencyKey))) {
+				if (!(await answeredElsewhere(context, identity.idempotencyKey, Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS), extra.signal))) return waitingForPlaceResult(args, identity.requestId, (Date.now() - startedMs) / 1000);
+				continue;
+			}
+			const created = await createWithin(context, connection, input, identity, recorded !== undefined, extra, progress, Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS));
+			if (created === 'claimed elsewhere') continue;
+			if (!created) return waitingForPlaceResult(args, identity.requestId, (Date.now() - startedMs) / 1000);
+			return await waitWithin(context, connection, extra, {
+				job: created.job,
+				deadlineMs,
+				expectedMs: created.replayed ? created.expectedMs / 2 : created.expectedMs,
+				retried: created.replayed,
+				requestId: identity.requestId,
+				progress,
+			});
 		}
-		return await waitWithin(context, connection, extra, {
-			job: created.job,
-			deadlineMs,
-			expectedMs: created.expectedMs,
-			retried: created.replayed,
-			requestId: identity.requestId,
-			progress,
-		});
 	} catch (error) {
 		if (error instanceof SpendCapError) return { content: [{ type: 'text', text: error.message }], isError: true };
 		throw error;
 	} finally {
 		progress.stop();
 	}
+}
+
+/**
+ * Creates through core (which waits for the plan's place and turn, claims the create in the shared
+ * ledger, sends it once and notes its job), within `untilMs`; past it the create goes on and the same
+ * call picks it up. 'claimed elsewhere': another process sends it.
+ */
+async function createWithin(
+	context: ToolContext,
+	connection: Connection,
+	input: GenerateVideoInput,
+	identity: RequestIdentity,
+	known: boolean,
+	extra: ToolExtra,
+	progress: Progress,
+	untilMs: number,
+): Promise<GeneratedJob | 'claimed elsewhere' | undefined> {
+	// A retry is answered from our records: the cap counts only what a new video would add.
+	const request = validateGenerateInput(input, { allowInsecureLoopbackCallback: connection.allowInsecureLoopbackCallback });
+	const reservation = known ? { release: async () => undefined } : await context.spend.reserve(connection.fingerprint, request);
+	progress.say(known ? 'Looking up the job an earlier identical call made' : "Waiting for a place among the plan's jobs at once");
+	const creating = connection.client
+		.generateVideo(input, {
+			idempotencyKey: identity.idempotencyKey,
+			ledger: context.ledger,
+			reuse: identity.reuse,
+			// Cancelled, a create still waiting for its turn is dropped; one already sent is read to its answer and noted.
+			signal: extra.signal,
+			finishOnceSent: true,
+			watched: true,
+			expectedMs: context.settings.expectedRenderSeconds === undefined ? undefined : context.settings.expectedRenderSeconds * 1000,
+			allowInsecureLoopbackCallback: connection.allowInsecureLoopbackCallback,
+		})
+		.then(async (created) => {
+			// A job picked up again is part way through already: half its time is the better guess.
+			const expectedEndAtMs = Date.now() + (created.replayed ? created.expectedMs / 2 : created.expectedMs);
+			await Promise.all([context.spend.observe(connection.fingerprint, created.job, created.request), context.watches.seen(connection.fingerprint, created.job, expectedEndAtMs)]).catch(() => undefined);
+			return created;
+		})
+		.catch(async (error: unknown) => {
+			// Sent and never answered: a call asked again is told so, instead of waiting for an answer that will not come.
+			if (createMayHaveMadeJob(error) && !(error instanceof CreateClaimedElsewhere)) await context.ledger.answerLost(identity.idempotencyKey).catch(() => undefined);
+			throw error;
+		})
+		.finally(() => reservation.release().catch(() => undefined));
+	creating.catch(() => undefined);
+	try {
+		return await untilDeadline(creating, untilMs);
+	} catch (error) {
+		if (error instanceof CreateClaimedElsewhere) return 'claimed elsewhere';
+		throw error;
+	}
+}
+
+/** Waits for another call's create to be answered and noted (true), until `untilMs` (false). */
+async function answeredElsewhere(context: ToolContext, idempotencyKey: string, untilMs: number, signal: AbortSignal): Promise<boolean> {
+	while (Date.now() < untilMs && !signal.aborted) {
+		const entry = await context.ledger.find(idempotencyKey);
+		if (!entry || 'jobId' in entry) return true;
+		await new Promise((resolve) => setTimeout(resolve, 250));
+	}
+	return false;
 }
 
 /** The create's outcome, or undefined when the deadline comes first (the create goes on). */

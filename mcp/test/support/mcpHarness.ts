@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -27,10 +29,16 @@ export function sandboxFor(reading: Reading, options: Parameters<typeof startSan
 	return startSandbox({ port: 0, speed: SPEED, service: reading, ...options });
 }
 
+/** A records folder of a test's own (never the user's state folder); the same folder is the same machine's records. */
+export function stateDir(): string {
+	return mkdtempSync(join(tmpdir(), 'omni-video-mcp-state-'));
+}
+
 /** The server's environment against this sandbox: its key and base URL, and the test's settings. */
 export function serverEnv(sandbox: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
 	return {
 		PATH: process.env.PATH ?? '',
+		OMNI_VIDEO_MCP_STATE_DIR: stateDir(),
 		OMNI_VIDEO_BASE_URL: sandbox.url,
 		OMNI_VIDEO_API_KEY: sandbox.keys.pro,
 		OMNI_VIDEO_PLAN: 'pro',

@@ -1,0 +1,140 @@
+import { isOmniVideoError, isTerminal, type JobRecord } from '../../core';
+import type { Connection } from './connection';
+import { Doc, KEEP_MS, pruneOlderThan } from './state/records';
+import type { StateStore } from './state/store';
+
+/** The longest a job is watched without an end: past the longest render, and a call's wait, many times. */
+const WATCH_MS = 15 * 60_000;
+
+/** A job as last seen, and when: what a call answers from instead of asking the service again. */
+export interface Seen {
+	job: JobRecord;
+	seenAtMs: number;
+}
+
+/** What the server knows of each job it made or looked at, kept for every process and restart. */
+interface JobsState {
+	jobs: Record<string, { expectedEndAtMs?: number; seen?: Seen; notedAtMs: number }>;
+}
+
+/** One look schedule for one job in this process: every call about the job waits on it. */
+export interface Watch {
+	/** The job once ended (done or failed). */
+	readonly ended: Promise<JobRecord>;
+	/** When the next look is due (real ms), once the schedule has one. */
+	nextLookAtMs(): number | undefined;
+	/**
+	 * A call waits on the schedule, told of each look at the still-running job. It leaves at its
+	 * bound (the schedule goes on: the receipt says when its next look is due) or cancelled: the last
+	 * call to leave cancelled stops the schedule, since nobody asked for the job since.
+	 */
+	join(listener: (job: JobRecord) => void): { leave(cancelled: boolean): void };
+}
+
+/**
+ * Calls about the same job share one look schedule (core's waitForJob: the first look near the
+ * expected end, then backoff), running in the background from the create on, whether or not a call
+ * waits: a call joins it for as long as its bound allows, a receipt says when the next look is due,
+ * and a call right after a look answers from it. What is seen is kept in the store, so that a
+ * server restarted, or another process on the key, starts from it.
+ */
+export class JobWatches {
+	private readonly active = new Map<string, Promise<Watch>>();
+
+	constructor(
+		private readonly store: StateStore,
+		private readonly now: () => number,
+	) {}
+
+	/** The job as last seen by any process sharing the records, if it was. */
+	async lastSeen(fingerprint: string, jobId: string): Promise<Seen | undefined> {
+		return (await this.doc(fingerprint).read()).jobs[jobId]?.seen;
+	}
+
+	/** When the job is expected to end (real ms), if known. */
+	async expectedEndAt(fingerprint: string, jobId: string): Promise<number | undefined> {
+		return (await this.doc(fingerprint).read()).jobs[jobId]?.expectedEndAtMs;
+	}
+
+	/** Notes a job as just seen, and when it is expected to end when that is first learned. */
+	async seen(fingerprint: string, job: JobRecord, expectedEndAtMs?: number): Promise<void> {
+		await this.doc(fingerprint).change((state) => {
+			pruneOlderThan(state.jobs, (entry) => entry.notedAtMs, this.now(), KEEP_MS);
+			const known = state.jobs[job.id];
+			state.jobs[job.id] = { expectedEndAtMs: known?.expectedEndAtMs ?? expectedEndAtMs, seen: { job, seenAtMs: this.now() }, notedAtMs: known?.notedAtMs ?? this.now() };
+		});
+	}
+
+	/** This process's schedule for the job, if one runs. */
+	running(jobId: string): Promise<Watch> | undefined {
+		return this.active.get(jobId);
+	}
+
+	/** Joins the job's schedule in this process, starting it from what is known when none runs. */
+	watch(connection: Connection, job: JobRecord, known: { expectedMs?: number; createdAtMs?: number } = {}): Promise<Watch> {
+		if (isTerminal(job)) return Promise.resolve({ ended: Promise.resolve(job), nextLookAtMs: () => undefined, join: () => ({ leave: () => undefined }) });
+		let watch = this.active.get(job.id);
+		if (!watch) {
+			watch = this.start(connection, job, known);
+			this.active.set(job.id, watch);
+		}
+		return watch;
+	}
+
+	private async start(connection: Connection, job: JobRecord, known: { expectedMs?: number; createdAtMs?: number }): Promise<Watch> {
+		let nextLookAtMs: number | undefined;
+		const stop = new AbortController();
+		// Written in the order seen: a late write of a look must not put back a job already ended.
+		let writing = Promise.resolve();
+		const keep = (seen: JobRecord) => (writing = writing.then(() => this.seen(connection.fingerprint, seen)).catch(() => undefined));
+		let last = job;
+		const listeners = new Set<(job: JobRecord) => void>();
+		const expectedEnd = await this.expectedEndAt(connection.fingerprint, job.id);
+		const expectedMs = known.expectedMs ?? (expectedEnd !== undefined ? Math.max(1_000, expectedEnd - this.now()) : undefined);
+		const ended = connection.client
+			.waitForJob(job.id, {
+				timeoutMs: WATCH_MS,
+				signal: stop.signal,
+				expectedMs,
+				createdAtMs: known.createdAtMs,
+				onLookScheduled: (at) => (nextLookAtMs = at),
+				onProgress: (seen) => {
+					last = seen;
+					void keep(seen);
+					for (const listener of listeners) listener(seen);
+				},
+			})
+			.catch((error: unknown) => {
+				// Failed is an end like done, with the service's reason: no lookup is spent to learn it again.
+				if (isOmniVideoError(error) && error.kind === 'job_failed') {
+					return { ...last, status: 'failed' as const, rawStatus: 'failed', error: 'reason' in error ? String(error.reason) : error.message, errorCode: error.code, resultUrls: [] };
+				}
+				throw error;
+			})
+			.then(async (end) => {
+				await keep(end);
+				return end;
+			})
+			.finally(() => this.active.delete(job.id));
+		// Nobody may be waiting when it ends or fails: the outcome is kept in the store either way.
+		ended.catch(() => undefined);
+		const watch: Watch = {
+			ended,
+			nextLookAtMs: () => nextLookAtMs,
+			join: (listener) => {
+				listeners.add(listener);
+				return {
+					leave: (cancelled) => {
+						listeners.delete(listener);
+						if (cancelled && listeners.size === 0) stop.abort();
+					},
+				};
+			},
+		};
+		return watch;
+	}
+
+	private doc(fingerprint: string): Doc<JobsState> {
+		return new Doc(this.store, `jobs-${fingerprint}`, () => ({ jobs: {} }));
+	}
+}
