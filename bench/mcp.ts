@@ -5,12 +5,16 @@
  * 30–90 s, so the 45 s wait bound is met), each followed through its nextStep until done, then
  * each call made once more with the same arguments (an agent retrying); on both readings of the
  * service. Counted from the sandbox's journal: requests a job, 429s the sandbox answered and 429s
- * the agent saw, jobs made per retried call; timed: the longest single call. Results go to
- * bench/results/mcp.json and mcp.md.
+ * the agent saw, jobs made per retried call; timed: the longest single call. Then, as agents run it
+ * on one machine: 16 agents each following nextStep (after its afterSeconds) until done, through
+ * one server process and through two on one records folder (a user's two clients), beside the
+ * floor (a create and one look at the job's end); and a retry after the server was restarted.
+ * Results go to bench/results/mcp.json and mcp.md.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, counts, mentionsRateLimit, overStdio, READINGS, sandboxFor, serverEnv, type Reading } from '../mcp/test/support/mcpHarness';
+import { call, counts, mentionsRateLimit, overStdio, READINGS, sandboxFor, serverEnv, type Connected, type Reading } from '../mcp/test/support/mcpHarness';
+import { agentsRun, type AgentsRun } from '../mcp/test/support/agents';
 
 const CALLS = 10;
 const ARGS = (i: number) => ({ prompt: `A street market at dusk, shot ${i}`, resolution: '720P', duration: 4 });
@@ -79,7 +83,65 @@ async function onReading(reading: Reading): Promise<McpBenchResult> {
 	}
 }
 
-function report(results: McpBenchResult[], date: string): string {
+const AGENTS = 16;
+
+interface MachineResult {
+	reading: Reading;
+	oneProcess: AgentsRun;
+	twoProcesses: AgentsRun;
+	jobsMadeByRetryAfterRestart: number;
+}
+
+/** Servers on one records folder, at real speed, the server's own estimates. */
+async function onMachine(reading: Reading): Promise<MachineResult> {
+	const agentArgs = (i: number) => ({ prompt: `A lantern festival, shot ${i}`, resolution: '720P', duration: 4 });
+	const withServers = async <T>(processes: number, work: (sandbox: Awaited<ReturnType<typeof sandboxFor>>, servers: Connected[], env: Record<string, string>) => Promise<T>): Promise<T> => {
+		const sandbox = await sandboxFor(reading, { speed: 1 });
+		const env = serverEnv(sandbox);
+		delete env.OMNI_VIDEO_EXPECTED_RENDER_SECONDS;
+		const servers = await Promise.all(Array.from({ length: processes }, () => overStdio(env)));
+		try {
+			return await work(sandbox, servers, env);
+		} finally {
+			await Promise.all(servers.map((server) => server.close()));
+			await sandbox.close();
+		}
+	};
+	const oneProcess = await withServers(1, (sandbox, servers) => agentsRun(sandbox, servers, AGENTS, agentArgs));
+	const twoProcesses = await withServers(2, (sandbox, servers) => agentsRun(sandbox, servers, AGENTS, agentArgs));
+	const jobsMadeByRetryAfterRestart = await withServers(1, async (sandbox, servers, env) => {
+		const args = { prompt: 'A retried call after a restart', resolution: '720P', duration: 4, waitSeconds: 0 };
+		await call(servers[0].client, 'generate_video', args);
+		await servers[0].close();
+		const before = counts(sandbox).jobs;
+		const restarted = await overStdio(env);
+		servers.push(restarted);
+		await call(restarted.client, 'generate_video', args);
+		return counts(sandbox).jobs - before;
+	});
+	return { reading, oneProcess, twoProcesses, jobsMadeByRetryAfterRestart };
+}
+
+function machineReport(results: MachineResult[]): string[] {
+	const row = (reading: Reading, layout: string, r: AgentsRun | undefined) =>
+		r
+			? `| ${reading} | ${layout} | ${r.jobs} | ${r.requestsPerJob.toFixed(2)} | ${r.requests} | ${r.answered429} | ${r.surfaced429} | ${(r.longestCallMs / 1000).toFixed(1)} s | ${(r.wallMs / 1000).toFixed(0)} s |`
+			: `| ${reading} | ${layout} | ${AGENTS} | 2.00 | ${2 * AGENTS} | 0 | 0 | | |`;
+	return [
+		`## ${AGENTS} agents on one machine`,
+		'',
+		`${AGENTS} agents on one Pro key, each asking for its own video (720P, 4 s) and following \`nextStep\` after its \`afterSeconds\` until done, through one server process or two on the same records folder (two clients of one user). The floor is an agent that creates and looks once, at the job's end.`,
+		'',
+		'| Reading | Layout | Jobs | Requests a job | Requests | 429s the service answered | 429s an agent saw | Longest call | Wall |',
+		'|---|---|---|---|---|---|---|---|---|',
+		...results.flatMap((r) => [row(r.reading, 'floor: create + one look', undefined), row(r.reading, 'one process', r.oneProcess), row(r.reading, 'two processes', r.twoProcesses)]),
+		'',
+		`Jobs made by a retried \`generate_video\` after the server was restarted: ${results.map((r) => `${r.jobsMadeByRetryAfterRestart} (${r.reading})`).join(', ')}.`,
+		'',
+	];
+}
+
+function report(results: McpBenchResult[], date: string, machine: MachineResult[]): string {
 	const rows = results.map(
 		(r) =>
 			`| ${r.reading} | ${r.jobs} | ${r.requestsPerJob.toFixed(2)} | ${(r.longestCallMs / 1000).toFixed(1)} s | ${r.callsMade} | ${r.surfaced429} | ${r.sandbox429} | ${r.jobsPerRetriedCall} | ${(r.wallMs / 1000).toFixed(0)} s |`,
@@ -95,20 +157,25 @@ function report(results: McpBenchResult[], date: string): string {
 		'|---|---|---|---|---|---|---|---|---|',
 		...rows,
 		'',
+		...machineReport(machine),
 	].join('\n');
 }
 
 async function main(): Promise<void> {
 	const results: McpBenchResult[] = [];
+	const machine: MachineResult[] = [];
 	for (const reading of READINGS) {
 		const result = await onReading(reading);
 		console.log(JSON.stringify(result));
 		results.push(result);
+		const onOneMachine = await onMachine(reading);
+		console.log(JSON.stringify(onOneMachine));
+		machine.push(onOneMachine);
 	}
 	const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
 	const dir = join(__dirname, 'results');
-	writeFileSync(join(dir, 'mcp.json'), `${JSON.stringify({ date, results }, null, 2)}\n`);
-	writeFileSync(join(dir, 'mcp.md'), report(results, date));
+	writeFileSync(join(dir, 'mcp.json'), `${JSON.stringify({ date, results, machine }, null, 2)}\n`);
+	writeFileSync(join(dir, 'mcp.md'), report(results, date, machine));
 }
 
 main().then(

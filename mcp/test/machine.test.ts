@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { agentsRun } from './support/agents';
+import { call, counts, overStdio, READINGS, sandboxFor, serverEnv, stateDir, type Connected } from './support/mcpHarness';
+
+jest.setTimeout(240_000);
+
+/**
+ * Several server processes on one machine and one key, as a user with two clients runs them: one
+ * records folder, so one ledger, one spend cap and one plan (docs/mcp.md#where-the-records-live).
+ */
+describe.each(READINGS)('server processes sharing one records folder, --service %s', (reading) => {
+	const servers: Connected[] = [];
+	afterEach(async () => {
+		await Promise.all(servers.splice(0).map((server) => server.close()));
+	});
+	const start = async (env: Record<string, string>) => {
+		const server = await overStdio(env);
+		servers.push(server);
+		return server;
+	};
+
+	it('a retry in the second process of a call made in the first gets the same job', async () => {
+		const sandbox = await sandboxFor(reading);
+		try {
+			const env = serverEnv(sandbox);
+			const [first, second] = [await start(env), await start(env)];
+			const args = { prompt: 'A fox in the snow', resolution: '720P', duration: 4, waitSeconds: 0 };
+			const made = await call(first.client, 'generate_video', args);
+			const retried = await call(second.client, 'generate_video', args);
+			expect(retried.output).toMatchObject({ jobId: made.output.jobId, retried: true });
+			// Asked at the same moment in both, one create is sent.
+			const both = await Promise.all([first, second].map((server) => call(server.client, 'generate_video', { ...args, prompt: 'An owl at dusk', waitSeconds: 20 })));
+			expect(both[0].output.jobId).toBe(both[1].output.jobId);
+			expect(counts(sandbox).creates).toBe(2);
+		} finally {
+			await sandbox.close();
+		}
+	});
+
+	it('counts the spend cap across both processes', async () => {
+		const sandbox = await sandboxFor(reading);
+		try {
+			// 720P at 4 s costs 20 credits: the cap leaves room for one, whichever process asks.
+			const env = serverEnv(sandbox, { OMNI_VIDEO_SPEND_CAP_CREDITS: '30', OMNI_VIDEO_SPEND_CAP_HOURS: '1' });
+			const [first, second] = [await start(env), await start(env)];
+			const made = await call(first.client, 'generate_video', { prompt: 'One for the cap', resolution: '720P', duration: 4, waitSeconds: 0 });
+			expect(made.isError).toBeFalsy();
+			const refused = await call(second.client, 'generate_video', { prompt: 'Past the cap', resolution: '720P', duration: 4, waitSeconds: 0 });
+			expect(refused.isError).toBe(true);
+			expect(refused.text).toMatch(/spend cap is 30 credits per 1 h, 20 are spent/);
+			expect(counts(sandbox).creates).toBe(1);
+		} finally {
+			await sandbox.close();
+		}
+	});
+
+	it('16 agents over two processes stay within the plan as one process does', async () => {
+		const args = (i: number) => ({ prompt: `A lantern festival, shot ${i}`, resolution: '720P', duration: 4 });
+		const run = async (processes: number) => {
+			const sandbox = await sandboxFor(reading);
+			try {
+				const env = serverEnv(sandbox);
+				const connected = await Promise.all(Array.from({ length: processes }, () => start(env)));
+				return await agentsRun(sandbox, connected, 16, args);
+			} finally {
+				await Promise.all(servers.splice(0).map((server) => server.close()));
+				await sandbox.close();
+			}
+		};
+		const one = await run(1);
+		const two = await run(2);
+		for (const result of [one, two]) {
+			expect(result.jobs).toBe(16);
+			expect(result.surfaced429).toBe(0);
+			expect(result.answered429).toBeLessThanOrEqual(2);
+			// Every call answers within its bound (45 s), and a little for the protocol.
+			expect(result.longestCallMs).toBeLessThan(47_000);
+		}
+		expect(two.requests).toBeLessThanOrEqual(Math.ceil(one.requests * 1.05) + 1);
+		expect(one.requestsPerJob).toBeLessThanOrEqual(2.5);
+	});
+});
+
+describe('the records folder when things go wrong', () => {
+	it('a damaged records file: the server starts, says so in one line, and works', async () => {
+		const sandbox = await sandboxFor('default');
+		const dir = stateDir();
+		writeFileSync(join(dir, 'ledger.json'), '{"creates": {"truncated');
+		const server = await overStdio(serverEnv(sandbox, { OMNI_VIDEO_MCP_STATE_DIR: dir }));
+		try {
+			const made = await call(server.client, 'generate_video', { prompt: 'After the damage', resolution: '720P', duration: 4, waitSeconds: 0 });
+			expect(made.isError).toBeFalsy();
+			expect(server.log().split('\n').filter((line) => line.includes('could not be read'))).toHaveLength(1);
+			expect(JSON.parse(readFileSync(join(dir, 'ledger.json'), 'utf8'))).toHaveProperty('creates');
+		} finally {
+			await server.close();
+			await sandbox.close();
+		}
+	});
+
+	it('a process killed while it holds the lock: the next server goes on within seconds', async () => {
+		const sandbox = await sandboxFor('default');
+		const dir = stateDir();
+		const lock = join(dir, 'ledger.json.lock');
+		// A process that takes the ledger's lock as the server does, and is killed holding it.
+		const holder = spawn(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(lock)}, process.pid + ' ' + Date.now(), { flag: 'wx' }); setInterval(() => {}, 1000);`]);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		holder.kill('SIGKILL');
+		await new Promise((resolve) => holder.once('exit', resolve));
+		const server = await overStdio(serverEnv(sandbox, { OMNI_VIDEO_MCP_STATE_DIR: dir }));
+		try {
+			const started = Date.now();
+			const made = await call(server.client, 'generate_video', { prompt: 'After the crash', resolution: '720P', duration: 4, waitSeconds: 0 });
+			expect(made.isError).toBeFalsy();
+			expect(Date.now() - started).toBeLessThan(5_000);
+		} finally {
+			await server.close();
+			await sandbox.close();
+		}
+	});
+});
