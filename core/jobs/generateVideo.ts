@@ -176,14 +176,14 @@ async function createNoted(
 	// Refused with an answer (nothing made): the key is free to send again.
 	const forgetUnlessMade = async (error: unknown) => {
 		// Claimed elsewhere, the record is the other process's: never forgotten here.
-		if (!createMayHaveMadeJob(error) && !(error instanceof CreateClaimedElsewhere)) await ledger?.forget(idempotencyKey);
+		if (!createMayHaveMadeJob(error) && !(error instanceof CreateClaimedElsewhere)) await onlyIfShared(ledger?.forget(idempotencyKey));
 	};
 	try {
 		const created = await sending.catch(async (error: unknown) => {
 			await forgetUnlessMade(error);
 			return await Promise.reject(error);
 		});
-		await ledger?.note(idempotencyKey, { jobId: created.job.id });
+		await onlyIfShared(ledger?.note(idempotencyKey, { jobId: created.job.id }));
 		runtime.madeJobs.remember(idempotencyKey, canonicalJson(request), created.job.id, runtime.clock.now());
 		return created;
 	} finally {
@@ -229,7 +229,10 @@ async function createOnce(
 		let created = false;
 		try {
 			// Noted before it leaves: if the answer is never seen, a retry must not send it again.
-			await noteSending(options.ledger, idempotencyKey, runtime.clock.now());
+			// A host's own ledger is noted without yielding, as it always was: a batch's creates keep their order.
+			const ledger = options.ledger;
+			if (ledger && 'claim' in ledger) await claimSending(ledger, idempotencyKey, runtime.clock.now());
+			else ledger?.note(idempotencyKey, { sentAtMs: runtime.clock.now() });
 			const response = await callApi(runtime, {
 				operation: 'generate',
 				method: 'POST',
@@ -264,12 +267,15 @@ async function createOnce(
 	}
 }
 
-/** Notes a create about to leave; in a shared ledger only when no other process noted it first. */
-async function noteSending(ledger: GenerateVideoOptions['ledger'], idempotencyKey: string, sentAtMs: number): Promise<void> {
-	if (!ledger) return;
-	if (!('claim' in ledger)) return ledger.note(idempotencyKey, { sentAtMs });
+/** Claims a create about to leave in a shared ledger: refused when another process noted it first. */
+async function claimSending(ledger: SharedJobLedger, idempotencyKey: string, sentAtMs: number): Promise<void> {
 	const recorded = await ledger.claim(idempotencyKey, { sentAtMs });
 	if (recorded) throw new CreateClaimedElsewhere(idempotencyKey, recorded);
+}
+
+/** A shared ledger's step is awaited; a host's own is done already, and nothing yields for it. */
+async function onlyIfShared(step: void | Promise<void> | undefined): Promise<void> {
+	if (step instanceof Promise) await step;
 }
 
 /** An accepted create whose body cannot be read still created a job: say how to find it. */

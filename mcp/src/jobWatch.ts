@@ -5,6 +5,12 @@ import type { StateStore } from './state/store';
 
 /** The longest a job is watched without an end: past the longest render, and a call's wait, many times. */
 const WATCH_MS = 15 * 60_000;
+/**
+ * What one look is worth, as a share of the key's median render time: twice core's default. An
+ * agent waits seconds more for a video it waits a minute for anyway, and the plan's requests (200
+ * an hour on Pro) are what its next videos need (bench/results/results.md: 2.40 against 2.54 a job).
+ */
+const LOOK_COST_SHARE = 0.3;
 
 /** A job as last seen, and when: what a call answers from instead of asking the service again. */
 export interface Seen {
@@ -95,6 +101,7 @@ export class JobWatches {
 			.waitForJob(job.id, {
 				timeoutMs: WATCH_MS,
 				signal: stop.signal,
+				lookCostShare: LOOK_COST_SHARE,
 				expectedMs,
 				createdAtMs: known.createdAtMs,
 				onLookScheduled: (at) => (nextLookAtMs = at),

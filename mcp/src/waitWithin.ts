@@ -102,7 +102,7 @@ function answer(context: ToolContext, job: JobRecord, plan: WaitPlan, seenAtMs: 
 		...common,
 		nextStep: { tool: 'wait_for_job', arguments: { jobId: job.id }, afterSeconds },
 		message:
-			`${was}Job ${job.id} was ${job.rawStatus}${seenAgo(seenAtMs)} and keeps rendering on Omni Video; the server looks it up again in about ${afterSeconds} s. This call stopped waiting so as not to run into your client's timeout. ` +
+			`${was}Job ${job.id} was ${job.rawStatus}${seenAgo(seenAtMs)} and keeps rendering on Omni Video; its next look is due in about ${afterSeconds} s. This call stopped waiting so as not to run into your client's timeout. ` +
 			`Call wait_for_job with jobId "${job.id}" in ${afterSeconds} s (it waits up to ${Math.round(context.settings.waitSeconds)} s). Do not call generate_video again for it.`,
 	});
 }
