@@ -23,6 +23,7 @@ export class OmniVideo implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		// Also the trigger's description: n8n shows the trigger's as the app's (OmniVideoTrigger.node.ts).
 		description: 'Generate videos from a prompt, an image or footage with Omni Video',
 		defaults: { name: 'Omni Video' },
 		usableAsTool: true,

@@ -21,7 +21,11 @@ export class OmniVideoTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{ "On job " + ($parameter["events"] === "any" ? "done or failed" : $parameter["events"]) }}',
-		description: 'Starts the workflow when an Omni Video job is done or has failed',
+		// n8n's nodes panel merges this trigger into the Omni Video node (one entry for the app, in
+		// both panels) and shows the trigger's description as the entry's: on n8n 2.41 under the
+		// node's name on its page. So it is the node's own sentence; what the trigger does, its name
+		// and its "On job …" choices say (test/n8n/nodesPanel.test.ts, test/e2e/browser.ts).
+		description: 'Generate videos from a prompt, an image or footage with Omni Video',
 		defaults: { name: 'Omni Video Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

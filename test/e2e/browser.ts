@@ -15,10 +15,13 @@ import { check, type Context } from './context';
 import { ensureDebianPackages } from './debian';
 import { OWNER } from './n8nServer';
 import { onShutdown } from './processes';
+import { OmniVideo } from '../../nodes/OmniVideo/OmniVideo.node';
 
 type RunCheck = (label: string, name: string, fn: () => Promise<string>) => Promise<void>;
 
 const CHROMIUM = '/usr/bin/chromium';
+/** What the node says it does: the sentence its page in the nodes panel must read under its name. */
+const NODE_DESCRIPTION = new OmniVideo().description.description;
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 export async function launchChromium(): Promise<Browser> {
@@ -68,8 +71,12 @@ export async function runBrowserCheck(label: string, context: Context, runCheck:
 			await search(page, 'Omni Video');
 			await page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^Omni Video$/ }).first().click();
 			await page.getByText(/Generate a video/i).first().waitFor();
+			// The page heads the actions with the node's name and a sentence: n8n's editor takes that
+			// sentence from the trigger of the same app when it merges the two (issue 51, part 4).
+			const { sentence, lines } = await sentenceUnderName(page, 'Omni Video');
 			await shot('nodes-panel-search');
-			return 'nodes panel → search "Omni Video" → the node\'s actions (Generate a video, …)';
+			check(sentence === NODE_DESCRIPTION, `the Omni Video page reads "${sentence ?? '(nothing)'}" under the node's name, not the node's own description "${NODE_DESCRIPTION}" (the page: ${lines.slice(0, 8).join(' | ')})`);
+			return `nodes panel → search "Omni Video" → the node's page reads "${sentence}" under its name, then its actions (Generate a video, …)`;
 		});
 		await runCheck(label, 'browser-parameters-render', async () => {
 			const checked: string[] = [];
@@ -157,6 +164,21 @@ async function signIn(page: Page, context: Context): Promise<void> {
 	await page.locator('input[type="password"]').fill(OWNER.password);
 	await page.locator('[data-test-id="form-submit-button"]').click();
 	await page.waitForURL((url) => !url.pathname.includes('signin'), { timeout: 30_000 });
+}
+
+/**
+ * The sentence the node creator's open page shows under `name`: on a community node's page, the
+ * line after its name and its "Installed" badge. `lines` is the page's text, for the failure's message.
+ */
+async function sentenceUnderName(page: Page, name: string): Promise<{ sentence?: string; lines: string[] }> {
+	await page.waitForTimeout(800);
+	const lines = (await page.locator('[data-test-id="node-creator"] aside').last().innerText())
+		.split('\n')
+		.map((line) => line.trim())
+		.filter(Boolean);
+	const at = lines.indexOf(name);
+	const sentence = at >= 0 ? lines.slice(at + 1).find((line) => !/^installed$/i.test(line)) : undefined;
+	return { sentence, lines };
 }
 
 async function search(page: Page, text: string): Promise<void> {

@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/no-hardcoded-secrets -- end-to-end tooling, never shipped */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/no-hardcoded-secrets -- end-to-end tooling, never shipped */
 /** The sandbox, a loopback file server and one n8n with the package, credentials and examples. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,8 +12,34 @@ import { importCredentialsAndExamples, EXAMPLE_CREDENTIAL, EXAMPLE_TRIGGER_WEBHO
 import { startN8n, type N8nServer } from './n8nServer';
 import { run } from './processes';
 
-/** Virtual time in the sandbox runs this much faster: renders of 30–90 s take 3–9 s. */
-export const SPEED = 10;
+/** The sandbox's usual speed: virtual time runs this much faster, renders of 30–90 s take 3–9 s. */
+export const DEFAULT_SPEED = 10;
+
+/**
+ * The sandbox's speed in the one-process scenarios (and queue mode's main sandbox): DEFAULT_SPEED
+ * unless `E2E_SPEED` (or `--speed=N`) sets another, by hand. 1 is real speed, what users run: at
+ * 10× n8n's own steps are not sped up, so a callback refused while a step runs (409) and the
+ * service's retry 5 s later (0.5 s at 10×) weigh ten times what they do for a user. The figures
+ * docs/benchmarks.md gives as today's come from real-speed runs; the 10× ones are its stress runs.
+ */
+export const SPEED = speedOption() ?? DEFAULT_SPEED;
+
+function speedOption(): number | undefined {
+	const arg = process.argv.find((value) => value.startsWith('--speed='));
+	const value = arg ? arg.slice('--speed='.length) : process.env.E2E_SPEED;
+	if (value === undefined || value === '') return undefined;
+	const speed = Number(value);
+	if (!(speed > 0)) throw new Error(`E2E_SPEED must be a number above 0, not "${value}"`);
+	return speed;
+}
+
+/**
+ * A check's patience, written for DEFAULT_SPEED, at the speed the run uses: waits that cover
+ * renders grow as the sandbox slows (never shrink below what they were written as).
+ */
+export function patienceMs(msAtDefaultSpeed: number): number {
+	return msAtDefaultSpeed * Math.max(1, DEFAULT_SPEED / SPEED);
+}
 /** A PNG signature and header chunk start: what the node and the sandbox check an image by. */
 export const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
 

@@ -18,6 +18,7 @@ type RunCheck = (label: string, name: string, fn: () => Promise<string>) => Prom
  * the sandbox's clock multiplies: a callback that comes while a step runs is refused (409; lost on
  * the strict reading, looked up once overdue), and at 4× a step covers four times its real share of
  * the time between callbacks. 2× keeps each check under 4 minutes, and closer to what a user sees.
+ * E2E_CALLBACK_SPEED (run.ts) sets another, by hand: 1 is what users run (about 8 minutes a check).
  */
 const CALLBACK_SPEED = 2;
 /**
@@ -47,14 +48,14 @@ const MEASUREMENTS = ['queue-wait-for-callback-50-items-spec', 'queue-poll-3x15-
 const NAMED_ONLY = 'queue-wait-for-callback-500-items-spec';
 
 /**
- * `named`: the checks E2E_ONLY names; `scale`: run the measurements too; `largeSpeed`: the
- * sandbox's speed in the 500-item checks.
+ * `named`: the checks E2E_ONLY names; `scale`: run the measurements too; `largeSpeed` and
+ * `callbackSpeed`: the sandbox's speed in the 500-item and the 50-item checks.
  */
 export async function runQueueMode(
 	version: string,
 	tarball: string,
 	runCheck: RunCheck,
-	{ named = [], scale = false, largeSpeed = LARGE_BATCH_SPEED }: { named?: readonly string[]; scale?: boolean; largeSpeed?: number } = {},
+	{ named = [], scale = false, largeSpeed = LARGE_BATCH_SPEED, callbackSpeed = CALLBACK_SPEED }: { named?: readonly string[]; scale?: boolean; largeSpeed?: number; callbackSpeed?: number } = {},
 ): Promise<void> {
 	const label = `[n8n ${version} queue mode, 2 webhook processes]`;
 	const largeBatch = { ...LARGE_BATCH, speed: largeSpeed };
@@ -62,8 +63,8 @@ export async function runQueueMode(
 	const layout = await startScaledLayout(version, tarball);
 	try {
 		const { context } = layout;
-		await runCheck(label, 'queue-wait-for-callback-50-items', () => scaledWaitForCallback(layout, { name: 'queue-wfc-50', rows: 50, speed: CALLBACK_SPEED, strict: false }));
-		await measure(MEASUREMENTS[0], () => scaledWaitForCallback(layout, { name: 'queue-wfc-50-spec', rows: 50, speed: CALLBACK_SPEED, strict: true }));
+		await runCheck(label, 'queue-wait-for-callback-50-items', () => scaledWaitForCallback(layout, { name: 'queue-wfc-50', rows: 50, speed: callbackSpeed, strict: false }));
+		await measure(MEASUREMENTS[0], () => scaledWaitForCallback(layout, { name: 'queue-wfc-50-spec', rows: 50, speed: callbackSpeed, strict: true }));
 		await measure(MEASUREMENTS[1], () => scaledPoll(layout, { name: 'queue-poll', strict: false }));
 		await measure(MEASUREMENTS[2], () => scaledPoll(layout, { name: 'queue-poll-spec', strict: true }));
 		await measure(MEASUREMENTS[3], () => scaledWaitForCallback(layout, { name: 'queue-wfc-500', ...largeBatch, strict: false }));

@@ -14,6 +14,11 @@
  *   E2E_ONLY=name,name                (or --only=…)                    only these scenarios
  *   E2E_QUEUE=0 / E2E_BROWSER=0       (or --no-queue, --no-browser)    skip queue mode / the browser check
  *   E2E_KNOWN_FAILING=name,name       failures of these are reported as expected, not fatal
+ *   E2E_SPEED=1                       (or --speed=1) the sandbox's speed in the one-process
+ *                                     scenarios (default 10, environment.ts); 1 is real speed, where
+ *                                     docs/benchmarks.md's headline figures come from
+ *   E2E_CALLBACK_SPEED=1              (or --callback-speed=1) queue mode's 50-item checks (default 2)
+ *   E2E_LARGE_SPEED=1                 (or --large-speed=1) queue mode's 500-item checks (default 10)
  *   OMNI_VIDEO_E2E_CACHE=/path        the cache folder (default ~/.cache/omni-video-e2e)
  */
 import { join } from 'node:path';
@@ -62,6 +67,8 @@ const only = named.length ? named : core ? CORE_SCENARIOS : [];
 const knownFailing = list(process.env.E2E_KNOWN_FAILING);
 /** E2E_LARGE_SPEED (or --large-speed=…): the sandbox's speed in the 500-item checks; unset, theirs. */
 const largeSpeed = positiveNumber(option('large-speed', 'E2E_LARGE_SPEED'), 'E2E_LARGE_SPEED');
+/** E2E_CALLBACK_SPEED (or --callback-speed=…): the sandbox's speed in queue mode's 50-item checks; unset, theirs. */
+const callbackSpeed = positiveNumber(option('callback-speed', 'E2E_CALLBACK_SPEED'), 'E2E_CALLBACK_SPEED');
 const outcomes: Outcome[] = [];
 
 /** Runs one check and prints its line: ✓ passed, ✗ failed, ~ failed as listed in E2E_KNOWN_FAILING. */
@@ -116,7 +123,7 @@ async function main(): Promise<void> {
 		}
 		if (enabled('queue', 'E2E_QUEUE')) {
 			const { runQueueMode } = await import('./queueMode');
-			await runQueueMode(version, tarball, runCheck, { named: only, scale, largeSpeed });
+			await runQueueMode(version, tarball, runCheck, { named: only, scale, largeSpeed, callbackSpeed });
 		}
 	}
 	const failed = outcomes.filter((outcome) => !outcome.ok && !outcome.expected);
