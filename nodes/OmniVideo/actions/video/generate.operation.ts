@@ -187,7 +187,6 @@ const properties: INodeProperties[] = [
 				name: 'rowKey',
 				type: 'string',
 				default: '',
-				placeholder: 'e.g. {{ $json.id }}',
 				description: 'What names this item\'s row in your table, such as its ID: any production execution that gets the same row with the same input gets the job already made for it (looked up, not paid again), for 24 hours. Leave empty when items are not rows of a table.',
 				hint: 'A changed prompt, resolution or duration is a new job; a row whose job failed is made again only with Retry Failed Jobs',
 			},
