@@ -21,7 +21,7 @@ import { packPackage, startEnvironment } from '../test/e2e/environment';
 import { EXAMPLE_SCENARIOS } from '../test/e2e/exampleScenarios';
 import { OWNER } from '../test/e2e/n8nServer';
 import { freePort, shutdown, stopAllOnExit, onShutdown } from '../test/e2e/processes';
-import { PIPELINE_TABLE, createDataTable, insertRows } from '../test/e2e/dataTables';
+import { PIPELINE_TABLE, createDataTable, insertRows, withDataTable } from '../test/e2e/dataTables';
 
 /** Do the main job once and stop, rather than wait for a person at the editor. */
 const ONCE = process.env.CI === 'true' || process.argv.includes('--once');
@@ -58,7 +58,11 @@ async function main(): Promise<void> {
 	});
 	onShutdown(() => environment.stop());
 	const { n8n, sandbox, examples } = environment;
-	await insertRows(n8n, await createDataTable(n8n, PIPELINE_TABLE), SAMPLE_PROMPTS);
+	const table = await createDataTable(n8n, PIPELINE_TABLE);
+	await insertRows(n8n, table, SAMPLE_PROMPTS);
+	const pipeline = examples.find((example) => example.file === 'scheduled-pipeline-from-data-table.json');
+	// The example ships with no table picked (n8n 1.x finds one by ID only): this n8n's is picked for it.
+	if (pipeline) await n8n.updateWorkflow(pipeline.id, withDataTable(await n8n.workflow(pipeline.id), table.id));
 	if (ONCE) {
 		const mainJob = EXAMPLE_SCENARIOS.find((scenario) => scenario.name === 'example-text-to-video')!;
 		console.log(`Running the text-to-video example once in n8n ${VERSION} (${process.env.CI === 'true' ? 'CI=true' : '--once'})`);
@@ -68,7 +72,6 @@ async function main(): Promise<void> {
 		process.exit(0);
 	}
 	const textToVideo = examples.find((example) => example.file === 'text-to-video-with-download.json');
-	const pipeline = examples.find((example) => example.file === 'scheduled-pipeline-from-data-table.json');
 	console.log(`
 Omni Video is ready in n8n ${VERSION}.
 

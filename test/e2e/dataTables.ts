@@ -50,3 +50,9 @@ export async function rowsOf(n8n: N8nServer, table: DataTable): Promise<Array<Ro
 	const page = await n8n.rest<{ data: Array<Row & { id: number }> }>('GET', `${table.base}/rows?take=1000&skip=0`);
 	return [...page.data].sort((a, b) => a.id - b.id);
 }
+
+/** A workflow's Data Table nodes pointed at the table `tableId` (the examples ship with none picked). */
+export function withDataTable<T extends { nodes: Array<{ type: string; parameters: Record<string, unknown> }> }>(workflow: T, tableId: string): T {
+	for (const node of workflow.nodes) if (node.type === 'n8n-nodes-base.dataTable') node.parameters.dataTableId = { __rl: true, mode: 'id', value: tableId };
+	return workflow;
+}

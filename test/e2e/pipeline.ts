@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { typicalRenderSeconds } from '../../sandbox/renderTimes';
 import { check, credentialOnOwnKey, executionWith, outputOf, seconds, sleep, type Context } from './context';
-import { createDataTable, insertRows, rowsOf, type Row } from './dataTables';
+import { createDataTable, insertRows, rowsOf, withDataTable, type Row } from './dataTables';
 import { EXAMPLES_DIR } from './instance';
 import { describeFigures, jobsEnded, jobsTagged, keyLabel, requestFigures } from './scaledFigures';
 import { waitUntil } from './processes';
@@ -25,9 +25,8 @@ const PATIENCE_MS = 420_000;
 
 /** The template as shipped, pointed at `tableId`, with `credential`, ticking every TICK_SECONDS. */
 export async function pipelineWorkflow(context: Context, tableId: string, credential: Credential, name: string): Promise<WorkflowJson> {
-	const workflow = JSON.parse(await readFile(join(EXAMPLES_DIR, PIPELINE_TEMPLATE), 'utf8')) as WorkflowJson;
+	const workflow = withDataTable(JSON.parse(await readFile(join(EXAMPLES_DIR, PIPELINE_TEMPLATE), 'utf8')) as WorkflowJson, tableId);
 	for (const node of workflow.nodes) {
-		if (node.type === 'n8n-nodes-base.dataTable') node.parameters.dataTableId = { __rl: true, mode: 'id', value: tableId };
 		if (node.type === 'n8n-nodes-base.scheduleTrigger') node.parameters.rule = { interval: [{ field: 'seconds', secondsInterval: TICK_SECONDS }] };
 		if (node.credentials?.omniVideoApi) {
 			node.credentials.omniVideoApi = credential;
