@@ -1,11 +1,10 @@
 import type { INode, INodeParameters } from 'n8n-workflow';
-import { startSandbox, type Sandbox } from '../../sandbox';
-import { PLANS } from '../../core/types';
-import { N8nTestInstance } from '../support/n8n/instance';
+import type { Sandbox } from '../../sandbox';
+import type { N8nTestInstance } from '../support/n8n/instance';
 import { workflowOf } from '../support/n8n/engine';
 import { finishedWithin } from '../support/n8n/finishedWithin';
-import { callbackGenerateNode, itemsOf, omniVideoNode, outputOf, spedUpPlan } from '../support/n8n/workflows';
-import { readingOfThisRun, serviceFront, type ServiceFront } from '../support/serviceReading';
+import { startOnReading, type ReadingInstance } from '../support/n8n/readingInstance';
+import { callbackGenerateNode, itemsOf, outputOf } from '../support/n8n/workflows';
 
 /**
  * Row Key: a row of the user's table that another production execution takes again (a schedule's
@@ -15,21 +14,16 @@ import { readingOfThisRun, serviceFront, type ServiceFront } from '../support/se
  * own records of the jobs it made (each one charged).
  */
 const SPEED = 40;
+let instance: ReadingInstance;
 let sandbox: Sandbox;
-let front: ServiceFront;
 let n8n: N8nTestInstance;
-const reading = readingOfThisRun();
 
 beforeAll(async () => {
-	// Plain http callbacks to this machine, so that Wait for Callback parks here.
-	sandbox = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: true });
-	front = await serviceFront(sandbox.url, reading);
-	n8n = await N8nTestInstance.start({ omniVideoApi: { apiKey: sandbox.keys.premium, baseUrl: front.url, ...spedUpPlan(PLANS.premium, SPEED) } });
+	instance = await startOnReading(SPEED);
+	({ sandbox, n8n } = instance);
 });
 afterAll(async () => {
-	await n8n.stop();
-	await front.close();
-	await sandbox.close();
+	await instance.close();
 });
 
 const jobsMade = (): number => sandbox.jobs.all.size;
@@ -37,15 +31,7 @@ const jobsMade = (): number => sandbox.jobs.all.size;
 const FAST = { expectedRenderSeconds: 1 };
 
 function pollNode(options: INodeParameters = {}): INode {
-	return omniVideoNode('Generate', {
-		resource: 'video',
-		operation: 'generate',
-		prompt: '={{ $json.prompt }}',
-		resolution: '720P',
-		duration: 4,
-		waitMode: 'poll',
-		options: { rowKey: '={{ $json.id }}', ...FAST, ...options },
-	});
+	return callbackGenerateNode({ waitMode: 'poll', options: { rowKey: '={{ $json.id }}', ...FAST, ...options } });
 }
 
 const ids = (items: ReturnType<typeof outputOf>) => items.map((item) => item.json.jobId);
