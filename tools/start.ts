@@ -6,6 +6,8 @@
  * machine's is older; `npm start -- --n8n 1.123.50` starts another version), installs the package as n8n's community-package installer does, imports the
  * credential and the example workflows, creates the owner account, and prints where to log in.
  * Ctrl-C stops everything it started. Each start is a fresh n8n: export what you want to keep.
+ * The scheduled pipeline example gets its Data Table of sample prompts (SAMPLE_PROMPTS), made
+ * through n8n's REST API once the owner exists.
  *
  * Under CI (`CI=true`) or with `npm start -- --once`, it does the main job once instead of waiting
  * for a person: runs the text-to-video example through n8n against the sandbox, checks the MP4
@@ -19,6 +21,7 @@ import { packPackage, startEnvironment } from '../test/e2e/environment';
 import { EXAMPLE_SCENARIOS } from '../test/e2e/exampleScenarios';
 import { OWNER } from '../test/e2e/n8nServer';
 import { freePort, shutdown, stopAllOnExit, onShutdown } from '../test/e2e/processes';
+import { PIPELINE_TABLE, createDataTable, insertRows, withDataTable } from '../test/e2e/dataTables';
 
 /** Do the main job once and stop, rather than wait for a person at the editor. */
 const ONCE = process.env.CI === 'true' || process.argv.includes('--once');
@@ -32,6 +35,13 @@ async function preferred(port: number): Promise<number> {
 	});
 	return free ? port : freePort();
 }
+
+/** The rows the pipeline example finds in its table on a fresh n8n: small videos, made in seconds on the sandbox. */
+const SAMPLE_PROMPTS = [
+	{ prompt: 'A paper boat sailing down a rainy street at dusk, cinematic', resolution: '720P', duration: 4, status: 'pending' },
+	{ prompt: 'A hummingbird drinking from a red flower, slow motion', resolution: '720P', duration: 4, status: 'pending' },
+	{ prompt: 'Morning fog lifting over a quiet harbour, wide shot', resolution: '1080P', duration: 6, status: 'pending' },
+];
 
 async function main(): Promise<void> {
 	stopAllOnExit();
@@ -48,6 +58,11 @@ async function main(): Promise<void> {
 	});
 	onShutdown(() => environment.stop());
 	const { n8n, sandbox, examples } = environment;
+	const table = await createDataTable(n8n, PIPELINE_TABLE);
+	await insertRows(n8n, table, SAMPLE_PROMPTS);
+	const pipeline = examples.find((example) => example.file === 'scheduled-pipeline-from-data-table.json');
+	// The example ships with no table picked (n8n 1.x finds one by ID only): this n8n's is picked for it.
+	if (pipeline) await n8n.updateWorkflow(pipeline.id, withDataTable(await n8n.workflow(pipeline.id), table.id));
 	if (ONCE) {
 		const mainJob = EXAMPLE_SCENARIOS.find((scenario) => scenario.name === 'example-text-to-video')!;
 		console.log(`Running the text-to-video example once in n8n ${VERSION} (${process.env.CI === 'true' ? 'CI=true' : '--once'})`);
@@ -63,6 +78,7 @@ Omni Video is ready in n8n ${VERSION}.
   Editor:    ${n8n.url}
   Login:     ${OWNER.email} / ${OWNER.password}
   Try:       ${n8n.url}/workflow/${textToVideo?.id ?? ''}  → Execute workflow (the video arrives in about a minute)
+  Pipeline:  ${n8n.url}/workflow/${pipeline?.id ?? ''}  → Execute workflow: the ${SAMPLE_PROMPTS.length} rows of the Data Table "${PIPELINE_TABLE}" become videos, each row once (or activate it: every 15 minutes)
   Sandbox:   ${sandbox.url} (a local Omni Video API, 10× faster than the real one; key ${sandbox.keys.pro})
 
 The credential "Omni Video account" and the ${examples.length} example workflows are installed; the

@@ -271,7 +271,7 @@ export class N8nServer {
 
 export interface StoredWorkflow {
 	name: string;
-	nodes: Array<{ id: string; name: string; parameters: Record<string, unknown> }>;
+	nodes: Array<{ id: string; name: string; type: string; parameters: Record<string, unknown> }>;
 	connections: unknown;
 	settings?: unknown;
 }

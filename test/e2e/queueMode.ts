@@ -10,6 +10,7 @@ import { startScaledLayout } from './scaledLayout';
 import { scaledPoll } from './scaledPoll';
 import { scaledWaitForCallback } from './scaledWaitForCallback';
 import { SCENARIOS, waitForCallback } from './scenarios';
+import { pipelineEachRowOnce } from './pipeline';
 
 type RunCheck = (label: string, name: string, fn: () => Promise<string>) => Promise<void>;
 
@@ -86,6 +87,8 @@ export async function runQueueMode(
 			check(resumedBy === other, `execution ${executionId} was not resumed by ${other}`);
 			return `parked on worker-${parkedOn + 1} (then stopped), resumed on ${other}; ${evidence}`;
 		});
+		// issue 51: the pipeline template with every process restarted while its first batch is parked.
+		await runCheck(label, 'queue-pipeline-each-row-once', () => pipelineEachRowOnce(context, 'queue-pipeline', () => layout.restart('after-pipeline')));
 		// n8n 3.0 runs manual executions only on workers; the layout offloads them already.
 		await runCheck(label, 'queue-manual-run-on-a-worker', async () => {
 			const { manualRunFromEditor, textToVideoExample } = await import('./browser');

@@ -32,6 +32,8 @@ export interface ScaledLayout {
 	/** Starts a worker again under `name` (after a check stopped one); replaces `index`. */
 	restartWorker(index: number, name: string): Promise<void>;
 	stopWorker(index: number): Promise<void>;
+	/** Every n8n process stopped (workers and webhook processes first) and started again, as a deploy does; `tag` names the new logs. */
+	restart(tag: string): Promise<void>;
 	stop(): Promise<void>;
 }
 
@@ -88,13 +90,16 @@ export async function startScaledLayout(version: string, tarball: string): Promi
 			for (const worker of workers) await stopService(worker);
 		});
 		workers.push(await startWorker(WORKERS[0]), await startWorker(WORKERS[1]));
-		for (const [i, name] of WEBHOOK_PROCESSES.entries()) {
-			const webhook = n8n.spawn(name, ['webhook'], { N8N_PORT: String(webhookPorts[i]), N8N_RUNNERS_BROKER_PORT: String(await freePort()) });
-			await waitUntil(`${name}`, async () => {
-				if (webhook.child.exitCode !== null) throw new Error(webhook.tail());
-				return (await fetch(`http://127.0.0.1:${webhookPorts[i]}/healthz`)).ok;
-			}, 120_000, 500);
-		}
+		const startWebhooks = async (suffix = '') => {
+			for (const [i, name] of WEBHOOK_PROCESSES.entries()) {
+				const webhook = n8n.spawn(`${name}${suffix}`, ['webhook'], { N8N_PORT: String(webhookPorts[i]), N8N_RUNNERS_BROKER_PORT: String(await freePort()) });
+				await waitUntil(`${name}`, async () => {
+					if (webhook.child.exitCode !== null) throw new Error(webhook.tail());
+					return (await fetch(`http://127.0.0.1:${webhookPorts[i]}/healthz`)).ok;
+				}, 120_000, 500);
+			}
+		};
+		await startWebhooks();
 		const workerNames = [...WORKERS];
 		return {
 			context: { ...environment.context, webhookUrl: proxy.url },
@@ -108,6 +113,15 @@ export async function startScaledLayout(version: string, tarball: string): Promi
 				workerNames.push(name);
 			},
 			stopWorker: (index) => stopService(workers[index]),
+			restart: async (tag) => {
+				// n8n.restart stops every process it spawned (workers and webhook processes first), then starts main.
+				await n8n.restart(`main-${tag}`);
+				for (const [index, name] of WORKERS.entries()) {
+					workers[index] = await startWorker(`${name}-${tag}`);
+					workerNames.push(`${name}-${tag}`);
+				}
+				await startWebhooks(`-${tag}`);
+			},
 			stop: stopAll,
 		};
 	} catch (error) {

@@ -26,6 +26,7 @@ import {
 } from './context';
 import { httpGetFile, omniVideo, triggerWorkflow, webhookWorkflow } from './workflows';
 import { waitForCallbackAcrossRestart } from './restartWaitForCallback';
+import { pipelineEachRowOnce } from './pipeline';
 
 export interface Scenario {
 	name: string;
@@ -199,6 +200,11 @@ export const SCENARIOS: Scenario[] = [
 		// while n8n was down are lost: jobs created per restart 0, every item done, downstream once.
 		name: 'wait-for-callback-across-restart',
 		run: (context) => waitForCallbackAcrossRestart(context),
+	},
+	{
+		// issue 51: the scheduled pipeline template, ticks overlapping a parked batch and a restart.
+		name: 'pipeline-each-row-once',
+		run: (context) => pipelineEachRowOnce(context, 'pipeline', () => context.n8n.restart('main-after-pipeline')),
 	},
 	{
 		name: 'trigger-once-per-real-callback',

@@ -1,10 +1,10 @@
 import type { INode, INodeParameters, IWorkflowBase } from 'n8n-workflow';
-import { startSandbox, type Sandbox } from '../../sandbox';
-import { PLANS } from '../../core/types';
-import { N8nTestInstance, type Execution } from '../support/n8n/instance';
+import type { Sandbox } from '../../sandbox';
+import type { N8nTestInstance, Execution } from '../support/n8n/instance';
 import { workflowOf } from '../support/n8n/engine';
-import { callbackGenerateNode, itemsOf, omniVideoNode, outputOf, spedUpPlan } from '../support/n8n/workflows';
-import { readingOfThisRun, serviceFront, type ServiceFront } from '../support/serviceReading';
+import { startOnReading, type ReadingInstance } from '../support/n8n/readingInstance';
+import { callbackGenerateNode, itemsOf, omniVideoNode, outputOf } from '../support/n8n/workflows';
+import { readingOfThisRun } from '../support/serviceReading';
 
 /**
  * Every way n8n runs Generate Video again for the same execution gets the jobs made before, never
@@ -13,8 +13,8 @@ import { readingOfThisRun, serviceFront, type ServiceFront } from '../support/se
  * sandbox's own records of the jobs it made (each one charged).
  */
 const SPEED = 40;
+let instance: ReadingInstance;
 let sandbox: Sandbox;
-let front: ServiceFront;
 let n8n: N8nTestInstance;
 
 /** The reading of the service this run takes (see serviceReading.ts): same checks on each. */
@@ -27,15 +27,11 @@ const reading = readingOfThisRun();
 const onKeysReplayed = reading === 'default' ? it : it.skip;
 
 beforeAll(async () => {
-	// Plain http callbacks to this machine, so that Wait for Callback parks here.
-	sandbox = await startSandbox({ port: 0, speed: SPEED, insecureCallbacks: true });
-	front = await serviceFront(sandbox.url, reading);
-	n8n = await N8nTestInstance.start({ omniVideoApi: { apiKey: sandbox.keys.premium, baseUrl: front.url, ...spedUpPlan(PLANS.premium, SPEED) } });
+	instance = await startOnReading(SPEED);
+	({ sandbox, n8n } = instance);
 });
 afterAll(async () => {
-	await n8n.stop();
-	await front.close();
-	await sandbox.close();
+	await instance.close();
 });
 
 function pollNode(parameters: INodeParameters = {}, extra: Partial<INode> = {}): INode {

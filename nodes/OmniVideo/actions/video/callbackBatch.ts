@@ -74,6 +74,8 @@ export interface ParkedBatch {
 	heard: HeardCallback[];
 	/** Creates held back after a stale wake (see holdIfStale in createHold.ts). */
 	hold?: CreateHold;
+	/** The batch parked once more, at its end, for n8n to load its Data Table module (see dataTableWait.ts). */
+	waitedForModules?: boolean;
 }
 
 const KEY = 'omniVideoBatch';

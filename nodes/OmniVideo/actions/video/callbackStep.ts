@@ -17,6 +17,7 @@ import { parkWithContinuation } from './parkContinuation';
 import { MIN_LATE_MS, batchRequestTimes, callbackLate, holdsPlaceElsewhere, lookAt, placeFreeAt, requestsScarce } from './overdueLooks';
 import type { HostClock } from '../../../shared/hostClock';
 import { HOLD_MS, awaitsUnseenJob, holdIfStale, releaseHold } from './createHold';
+import { DATA_TABLE_WAIT_MS, waitsForDataTables } from './dataTableWait';
 
 /**
  * The longest a step waits for the plan's request windows, a 429's Retry-After or a place among
@@ -280,6 +281,10 @@ export async function stepBatch(
 	if (isOver(batch) || now >= batch.limitAt) {
 		// Time is up: what the service says now is each job's outcome (done, failed or still rendering).
 		if (!isOver(batch)) await lookUp(batch, client, clock, 'all');
+		if (!options.first && waitsForDataTables(context, batch)) {
+			batch.waitedForModules = true;
+			return await park(context, batch, resumeUrl, Date.now() + DATA_TABLE_WAIT_MS);
+		}
 		storeBatch(context, undefined);
 		return { output: [await batchItems(context, batch, resumeUrl)] };
 	}

@@ -9,7 +9,7 @@ import {
 import { isLocalSandbox, isToolExecution, omniVideoClient } from '../../../shared/n8nHost';
 import { uploadFromBinary } from '../image/upload.operation';
 import { bothLedgers, nodeJobLedger } from '../../../shared/nodeJobLedger';
-import { reuseJobLedger } from '../../../shared/reuseJobLedger';
+import { reuseJobLedger, rowJobLedger } from '../../../shared/workflowJobLedger';
 import { batchJobLedger } from '../../../shared/batchJobLedger';
 import { itemJobKey, keyScopeOf, type KeyScope } from './jobKey';
 
@@ -31,6 +31,8 @@ export interface ItemJobPlan {
 	input: GenerateVideoInput;
 	binaryPropertyName?: string;
 	reuseHours: number;
+	/** The row this item is, as the user names it (Row Key): its job is the row's in every execution. */
+	rowKey?: string;
 	retryFailed: boolean;
 	expectedMs: number;
 	/** The callback URL is the execution's resume URL (Wait for Callback): it is not part of the key. */
@@ -66,6 +68,7 @@ export function planItemJob(
 		input,
 		binaryPropertyName: binary ? (read('binaryPropertyName', itemIndex) as string) : undefined,
 		reuseHours: Number(itemOptions.reuseHours) || 0,
+		rowKey: rowKeyOf(itemOptions.rowKey),
 		retryFailed: itemOptions.retryFailedJobs === true,
 		expectedMs: (Number(itemOptions.expectedRenderSeconds) || 0) * 1000,
 		resumeUrlAsCallback: options.callbackUrl !== undefined,
@@ -73,9 +76,16 @@ export function planItemJob(
 	};
 }
 
-/** The plan's idempotency key. Same run (or a retry of it), same item, same input → same key. */
+/** Row Key as given: a number or text names the row; empty (or only spaces) names none. */
+function rowKeyOf(value: unknown): string | undefined {
+	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+	if (typeof value !== 'string' || value.trim() === '') return undefined;
+	return value.trim();
+}
+
+/** The plan's idempotency key. Same run (or a retry of it), same item, same input → same key; same row and input → same key. */
 export function planKey(plan: ItemJobPlan): string {
-	return itemJobKey(plan.scope, plan.itemIndex, plan.input, { reuseHours: plan.reuseHours, resumeUrlAsCallback: plan.resumeUrlAsCallback });
+	return itemJobKey(plan.scope, plan.itemIndex, plan.input, { reuseHours: plan.reuseHours, resumeUrlAsCallback: plan.resumeUrlAsCallback, rowKey: plan.rowKey });
 }
 
 /**
@@ -160,11 +170,14 @@ export async function sendPlanned(
 /**
  * Where a create is noted: always where n8n's retries read it back (nodeJobLedger); for a parked
  * batch's row, also where a step on another process reads it after a stale resume
- * (batchJobLedger); with Reuse, also where a later execution reads it (reuseJobLedger), unless its
+ * (batchJobLedger); with a Row Key, also where any later execution that takes the row again reads
+ * it (rowJobLedger); with Reuse, where a later execution reads it (reuseJobLedger), unless its
  * key names this execution's resume URL, which no other execution sends.
  */
 function ledgerFor(context: IExecuteFunctions, plan: ItemJobPlan, batchRow: boolean): JobLedger {
 	const own = nodeJobLedger(context);
-	if (batchRow) return bothLedgers(own, batchJobLedger(context), true);
+	const execution = batchRow ? bothLedgers(own, batchJobLedger(context), true) : own;
+	if (plan.rowKey !== undefined) return bothLedgers(execution, rowJobLedger(context));
+	if (batchRow) return execution;
 	return plan.reuseHours > 0 && !plan.resumeUrlAsCallback ? bothLedgers(own, reuseJobLedger(context, plan.reuseHours * 3_600_000)) : own;
 }

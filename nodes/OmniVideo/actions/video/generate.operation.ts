@@ -182,6 +182,14 @@ const properties: INodeProperties[] = [
 				description: 'Above 0, a run of this node in any execution whose item has the same input as one made within this many hours gets that job back instead of paying for a new one (from a manual run in the editor only where the service replays the request: n8n saves our records only for production runs). 0: a new execution makes new videos; n8n\'s own retries always get the jobs already made.',
 				hint: 'At most 24: Omni Video remembers a request for 24 hours',
 			},
+			{
+				displayName: 'Row Key',
+				name: 'rowKey',
+				type: 'string',
+				default: '',
+				description: 'What names this item\'s row in your table, such as its ID: any production execution that gets the same row with the same input gets the job already made for it (looked up, not paid again), for 24 hours. Leave empty when items are not rows of a table.',
+				hint: 'A changed prompt, resolution or duration is a new job; a row whose job failed is made again only with Retry Failed Jobs',
+			},
 		],
 	},
 ];

@@ -60,16 +60,26 @@ export function keyScopeOf(context: IExecuteFunctions): KeyScope {
 /**
  * The idempotency key of one item's job. By default: the run it belongs to (runOrigin), the node,
  * the item and its input, so that every way n8n runs this node again for the same execution gets
- * the job made before (from the service, which remembers a key 24 h). With Reuse a Job Made From
- * the Same Input: the workflow, the node and the input alone, so that any run within that window
- * gets it. Wait for Callback's resume URL names the execution, so it is not part of the key.
+ * the job made before (from the service, which remembers a key 24 h). With a Row Key: the
+ * workflow, the node, the row key and the input, so that any execution that gets the same row
+ * with the same input sends the same key (and finds its job in our records: see rowJobLedger).
+ * With Reuse a Job Made From the Same Input: the workflow, the node and the input alone, so that
+ * any run within that window gets it. Wait for Callback's resume URL names the execution, so it
+ * is not part of a run's key nor of a row's.
  */
 export function itemJobKey(
 	scope: KeyScope,
 	itemIndex: number,
 	input: GenerateVideoInput,
-	options: { reuseHours: number; resumeUrlAsCallback: boolean },
+	options: { reuseHours: number; resumeUrlAsCallback: boolean; rowKey?: string },
 ): string {
+	// A row's key leaves the resume URL out: the row taken again by another execution must send the
+	// same key, so that a service that replays keys answers with the job (or refuses the other body)
+	// instead of making a second one.
+	if (options.rowKey !== undefined) {
+		const keyed = options.resumeUrlAsCallback ? { ...input, callbackUrl: 'resume-url' } : input;
+		return derivedIdempotencyKey('row', scope.workflowId, scope.nodeId, options.rowKey, canonicalJson(keyed));
+	}
 	// The resume URL names the execution: left out of a run's own key (its retries poll, sending
 	// the same URL), but kept in a key shared across executions (Reuse), whose job calls back the
 	// execution that made it: another execution's create would send the key with another body.
