@@ -1,6 +1,7 @@
 import { z } from 'zod/v4';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { GenerateVideoRequest } from '../../../core/types';
 import { CreateClaimedElsewhere, createMayHaveMadeJob, GENERATE_LIMITS, validateGenerateInput, type GenerateVideoInput, type GeneratedJob } from '../../../core';
 import type { Connection } from '../connection';
 import type { Progress } from '../progress';
@@ -80,7 +81,7 @@ async function generate(context: ToolContext, args: Args, extra: ToolExtra): Pro
 				if (!(await answeredElsewhere(context, identity.idempotencyKey, Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS), extra.signal))) return waitingForPlaceResult(args, identity.requestId, (Date.now() - startedMs) / 1000);
 				continue;
 			}
-			const created = await createWithin(context, connection, input, identity, recorded !== undefined, extra, progress, Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS));
+			const created = await createWithin(context, connection, { input, request }, identity, recorded !== undefined, extra, progress, Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS));
 			if (created === 'claimed elsewhere') continue;
 			if (!created) return waitingForPlaceResult(args, identity.requestId, (Date.now() - startedMs) / 1000);
 			return await waitWithin(context, connection, extra, {
@@ -108,7 +109,7 @@ async function generate(context: ToolContext, args: Args, extra: ToolExtra): Pro
 async function createWithin(
 	context: ToolContext,
 	connection: Connection,
-	input: GenerateVideoInput,
+	{ input, request }: { input: GenerateVideoInput; request: GenerateVideoRequest },
 	identity: RequestIdentity,
 	known: boolean,
 	extra: ToolExtra,
@@ -116,7 +117,6 @@ async function createWithin(
 	untilMs: number,
 ): Promise<GeneratedJob | 'claimed elsewhere' | undefined> {
 	// A retry is answered from our records: the cap counts only what a new video would add.
-	const request = validateGenerateInput(input, { allowInsecureLoopbackCallback: connection.allowInsecureLoopbackCallback });
 	const reservation = known ? { release: async () => undefined } : await context.spend.reserve(connection.fingerprint, request);
 	progress.say(known ? 'Looking up the job an earlier identical call made' : "Waiting for a place among the plan's jobs at once");
 	const creating = connection.client
