@@ -2,7 +2,7 @@ import { z } from 'zod/v4';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { GenerateVideoRequest } from '../../../core/types';
-import { CreateClaimedElsewhere, createMayHaveMadeJob, GENERATE_LIMITS, validateGenerateInput, type GenerateVideoInput, type GeneratedJob } from '../../../core';
+import { CreateClaimedElsewhere, CreateOutcomeUnknownError, createMayHaveMadeJob, GENERATE_LIMITS, validateGenerateInput, type GenerateVideoInput, type GeneratedJob } from '../../../core';
 import type { Connection } from '../connection';
 import type { Progress } from '../progress';
 import type { ToolContext, ToolExtra } from '../context';
@@ -138,8 +138,9 @@ async function createWithin(
 			return created;
 		})
 		.catch(async (error: unknown) => {
-			// Sent and never answered: a call asked again is told so, instead of waiting for an answer that will not come.
-			if (createMayHaveMadeJob(error) && !(error instanceof CreateClaimedElsewhere)) await context.ledger.answerLost(identity.idempotencyKey).catch(() => undefined);
+			// Sent by this call and never answered: a call asked again is told so, instead of waiting for an
+			// answer that will not come. Claimed elsewhere, or an outcome already unknown, this call sent nothing.
+			if (createMayHaveMadeJob(error) && !sentNothing(error)) await context.ledger.answerLost(identity.idempotencyKey).catch(() => undefined);
 			throw error;
 		})
 		.finally(() => reservation.release().catch(() => undefined));
@@ -148,9 +149,14 @@ async function createWithin(
 		return await untilDeadline(creating, untilMs);
 	} catch (error) {
 		if (error instanceof CreateClaimedElsewhere) return 'claimed elsewhere';
+		// Claimed by another process between this call's look at the records and core's: its answer is
+		// still coming, so the call waits for it like any other, instead of calling the outcome unknown.
+		if (error instanceof CreateOutcomeUnknownError && (await context.ledger.answerPending(identity.idempotencyKey))) return 'claimed elsewhere';
 		throw error;
 	}
 }
+
+const sentNothing = (error: unknown): boolean => error instanceof CreateClaimedElsewhere || error instanceof CreateOutcomeUnknownError;
 
 /** Waits for another call's create to be answered and noted (true), until `untilMs` (false). */
 async function answeredElsewhere(context: ToolContext, idempotencyKey: string, untilMs: number, signal: AbortSignal): Promise<boolean> {
