@@ -29,12 +29,15 @@ function bearer(req: IncomingMessage): string | undefined {
 
 /**
  * Streamable HTTP at /mcp, one MCP session per client: a session's calls (and its cancellations)
- * reach the server that runs them. A browser page may call only from an allowed Origin, and only
+ * reach the server that runs them; stateless when replicas share the records in Redis. A browser page may call only from an allowed Origin, and only
  * a Host naming this server is answered (a DNS-rebinding page names its own).
  */
 export async function startHttpServer(context: ToolContext): Promise<RunningHttpServer> {
 	const { host, port, allowedOrigins } = context.settings;
 	const sessions = new Map<string, Session>();
+	// With the records in Redis the server is one of several replicas behind a proxy that may send
+	// each request to any of them: no session lives in one replica (see handleStateless).
+	const stateless = context.settings.state.kind === 'redis';
 	let ownOrigins: string[] = [];
 
 	const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -50,6 +53,7 @@ export async function startHttpServer(context: ToolContext): Promise<RunningHttp
 		const keyName = keyFingerprint(token ?? context.settings.envApiKey ?? '', context.settings.baseUrl);
 		// The SDK hands this on to each tool call as extra.authInfo.
 		if (token) Object.assign(req, { auth: { token, clientId: 'bearer', scopes: [] } });
+		if (stateless) return handleStateless(context, req, res);
 		const sessionId = req.headers['mcp-session-id'];
 		if (typeof sessionId === 'string') {
 			const session = sessions.get(sessionId);
@@ -92,6 +96,28 @@ export async function startHttpServer(context: ToolContext): Promise<RunningHttp
 			await new Promise<void>((resolve) => server.close(() => resolve()));
 		},
 	};
+}
+
+/**
+ * Each request on its own, as the MCP spec allows a server that gives no session id: any replica
+ * answers any request, every record a call needs being in the shared store. A call's progress and
+ * result come on its own response; a cancellation sent as a separate request may reach another
+ * replica, so a cancelled call runs to its bound (its create is never lost either way).
+ */
+async function handleStateless(context: ToolContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+	if (req.method !== 'POST') {
+		res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'This server keeps no sessions (replicas behind a proxy): send each message as a POST.' }, id: null }));
+		return;
+	}
+	const body = await readJson(req);
+	const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+	const server = createServer(context);
+	res.on('close', () => {
+		void transport.close().catch(() => undefined);
+		void server.close().catch(() => undefined);
+	});
+	await server.connect(transport);
+	await transport.handleRequest(req, res, body);
 }
 
 function isLoopback(host: string): boolean {

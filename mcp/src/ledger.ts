@@ -1,13 +1,12 @@
 import type { LedgerEntry, SharedJobLedger } from '../../core';
 import { Doc, KEEP_MS, pruneOlderThan } from './state/records';
 import type { StateStore } from './state/store';
-import { processAlive } from './state/processAlive';
 
 interface LedgerRecord {
 	entry: LedgerEntry;
 	notedAtMs: number;
-	/** The process that sent the create, while its answer may still come. */
-	sender?: number;
+	/** The process that sent the create (the store's holder; a pid in older files), while its answer may still come. */
+	sender?: string | number;
 }
 
 /** A create's answer comes within this (the request's own timeout): one sent longer ago lost its answer. */
@@ -27,7 +26,7 @@ export class ServerLedger implements SharedJobLedger {
 	private readonly doc: Doc<LedgerState>;
 
 	constructor(
-		store: StateStore,
+		private readonly store: StateStore,
 		private readonly now: () => number,
 	) {
 		this.doc = new Doc(store, 'ledger', () => ({ creates: {} }));
@@ -48,7 +47,7 @@ export class ServerLedger implements SharedJobLedger {
 			pruneOlderThan(state.creates, (record) => record.notedAtMs, this.now());
 			// The first time the request was noted stays its time: the retry window runs from it.
 			const notedAtMs = this.live(state.creates[idempotencyKey])?.notedAtMs ?? this.now();
-			state.creates[idempotencyKey] = { entry, notedAtMs, ...('sentAtMs' in entry ? { sender: process.pid } : {}) };
+			state.creates[idempotencyKey] = { entry, notedAtMs, ...('sentAtMs' in entry ? { sender: this.store.holder } : {}) };
 		});
 	}
 
@@ -57,7 +56,7 @@ export class ServerLedger implements SharedJobLedger {
 			pruneOlderThan(state.creates, (record) => record.notedAtMs, this.now());
 			const known = this.live(state.creates[idempotencyKey]);
 			if (known) return known.entry;
-			state.creates[idempotencyKey] = { entry, notedAtMs: this.now(), sender: process.pid };
+			state.creates[idempotencyKey] = { entry, notedAtMs: this.now(), sender: this.store.holder };
 			return undefined;
 		});
 	}
@@ -69,7 +68,7 @@ export class ServerLedger implements SharedJobLedger {
 	async answerPending(idempotencyKey: string): Promise<boolean> {
 		const record = this.live((await this.doc.read()).creates[idempotencyKey]);
 		if (!record || !('sentAtMs' in record.entry) || record.sender === undefined) return false;
-		return this.now() - record.entry.sentAtMs < CREATE_ANSWER_MS && processAlive(record.sender);
+		return this.now() - record.entry.sentAtMs < CREATE_ANSWER_MS && (await this.store.alive(String(record.sender)));
 	}
 
 	/** This process saw the create fail without an answer: nobody waits for it any more. */

@@ -35,9 +35,10 @@ export interface Settings {
 	/**
 	 * Where the records (ledger, spend, pacing, jobs seen) are kept, shared by every server process
 	 * on the machine that uses the same folder: the platform's state folder by default, 'none' for
-	 * memory only. The older --state-file F keeps them beside F, its name as their prefix.
+	 * memory only. The older --state-file F keeps them beside F, its name as their prefix. --redis
+	 * URL: in Redis, shared by every replica of a team's server on any machine.
 	 */
-	state: { kind: 'dir'; dir: string; prefix?: string } | { kind: 'memory' };
+	state: { kind: 'dir'; dir: string; prefix?: string } | { kind: 'memory' } | { kind: 'redis'; url: string };
 	/** Folders upload_image may read over stdio. */
 	allowedDirs: string[];
 }
@@ -66,7 +67,7 @@ function flagValue(argv: string[], flag: string): string | undefined {
 	return next;
 }
 
-const FLAGS = ['--http', '--port', '--host', '--allow-origin', '--wait-seconds', '--allow-dir', '--state-dir', '--state-file', '--help'];
+const FLAGS = ['--http', '--port', '--host', '--allow-origin', '--wait-seconds', '--allow-dir', '--state-dir', '--state-file', '--redis', '--help'];
 
 /** Reads the settings; a wrong one stops the server with a message saying which and how to fix it. */
 export function readSettings(argv: string[], env: Env): Settings {
@@ -85,6 +86,7 @@ export function readSettings(argv: string[], env: Env): Settings {
 	const dirs = [...(env.OMNI_VIDEO_MCP_ALLOWED_DIRS ?? '').split(':'), ...flagValues(argv, '--allow-dir')].filter((dir) => dir.trim() !== '');
 	const stateDir = (flagValue(argv, '--state-dir') ?? env.OMNI_VIDEO_MCP_STATE_DIR)?.trim();
 	const stateFile = flagValue(argv, '--state-file') ?? env.OMNI_VIDEO_MCP_STATE_FILE;
+	const redisUrl = (flagValue(argv, '--redis') ?? env.OMNI_VIDEO_MCP_REDIS_URL)?.trim() || undefined;
 		// 0 picks a free port (tests); the chosen address is printed.
 	const port = positiveNumber('--port', flagValue(argv, '--port') ?? env.OMNI_VIDEO_MCP_PORT, 3333, 65535, 0) as number;
 	return {
@@ -100,9 +102,16 @@ export function readSettings(argv: string[], env: Env): Settings {
 		expectedRenderSeconds: positiveNumber('OMNI_VIDEO_EXPECTED_RENDER_SECONDS', env.OMNI_VIDEO_EXPECTED_RENDER_SECONDS, undefined),
 		retryWindowMinutes: positiveNumber('OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES', env.OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES, DEFAULT_RETRY_WINDOW_MINUTES) as number,
 		spendCap: capCredits === undefined ? undefined : { credits: capCredits, periodHours: capHours },
-		state: stateSetting(stateDir, stateFile, env),
+		state: redisUrl !== undefined ? redisSetting(redisUrl, stateDir ?? stateFile) : stateSetting(stateDir, stateFile, env),
 		allowedDirs: dirs.map((dir) => resolve(dir)),
 	};
+}
+
+/** Redis, by a redis:// or rediss:// URL; a records folder beside it would be a second, unshared copy. */
+function redisSetting(url: string, alsoFolder: string | undefined): Settings['state'] {
+	if (!/^rediss?:\/\/[^/]/.test(url)) throw new SettingsError(`--redis (OMNI_VIDEO_MCP_REDIS_URL) must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379 (got "${url}").`);
+	if (alsoFolder !== undefined) throw new SettingsError('--redis keeps the records in Redis: leave out --state-dir and --state-file (OMNI_VIDEO_MCP_STATE_DIR, OMNI_VIDEO_MCP_STATE_FILE), or --redis.');
+	return { kind: 'redis', url };
 }
 
 /** --state-dir wins, then --state-file, then the platform's state folder. */

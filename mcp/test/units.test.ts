@@ -7,6 +7,7 @@ import { requestIdentity } from '../src/requestKey';
 import { readSettings, SettingsError } from '../src/settings';
 import { SpendCapError, SpendGuard } from '../src/spendCap';
 import { FileStore } from '../src/state/fileStore';
+import { RedisStore } from '../src/state/redisStore';
 import { defaultStateDir } from '../src/state/stateDir';
 import { MemoryStore } from '../src/state/store';
 
@@ -153,5 +154,23 @@ describe('settings', () => {
 		expect(readSettings(['--state-dir', 'none'], {}).state).toEqual({ kind: 'memory' });
 		expect(readSettings([], { OMNI_VIDEO_MCP_STATE_DIR: '/tmp/ov' }).state).toEqual({ kind: 'dir', dir: '/tmp/ov' });
 		expect(readSettings(['--state-file', '/tmp/a/state.json'], {}).state).toEqual({ kind: 'dir', dir: '/tmp/a', prefix: 'state.json.' });
+	});
+
+	it('keeps records in Redis with --redis or OMNI_VIDEO_MCP_REDIS_URL, and refuses a folder beside it or a URL that is not Redis', () => {
+		expect(readSettings(['--redis', 'redis://10.0.0.5:6379'], {}).state).toEqual({ kind: 'redis', url: 'redis://10.0.0.5:6379' });
+		expect(readSettings([], { OMNI_VIDEO_MCP_REDIS_URL: 'rediss://user:pw@cache.internal:6380/2' }).state).toEqual({ kind: 'redis', url: 'rediss://user:pw@cache.internal:6380/2' });
+		expect(() => readSettings(['--redis', 'localhost:6379'], {})).toThrow(/must be a redis:\/\/ or rediss:\/\/ URL/);
+		expect(() => readSettings(['--redis', 'redis://127.0.0.1:6379'], { OMNI_VIDEO_MCP_STATE_DIR: '/tmp/ov' })).toThrow(/leave out --state-dir/);
+	});
+});
+
+describe('Redis records when Redis is not there (the rest with a real redis-server: mcp/test/team.test.ts)', () => {
+	it('a server started against a Redis that does not answer stops within seconds and says where it looked', async () => {
+		const lines: string[] = [];
+		const startedAt = Date.now();
+		await expect(RedisStore.open('redis://:secret@127.0.0.1:1', (line) => lines.push(line))).rejects.toThrow(/Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1 did not answer within 5 s: is it running/);
+		expect(Date.now() - startedAt).toBeLessThan(8_000);
+		// The password is never printed.
+		expect(lines.join('\n')).not.toContain('secret');
 	});
 });

@@ -18,6 +18,8 @@ const LOCK_WAIT_MS = 20_000;
  */
 export class FileStore implements StateStore {
 	readonly where: string;
+	/** On one machine a process is its pid. */
+	readonly holder = String(process.pid);
 
 	constructor(
 		private readonly dir: string,
@@ -41,6 +43,10 @@ export class FileStore implements StateStore {
 		} finally {
 			release();
 		}
+	}
+
+	async alive(holder: string): Promise<boolean> {
+		return processAlive(Number(holder));
 	}
 
 	async read<T extends object>(name: string, empty: () => T): Promise<T> {

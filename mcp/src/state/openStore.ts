@@ -1,8 +1,10 @@
 import type { Settings } from '../settings';
 import { FileStore } from './fileStore';
+import { RedisStore } from './redisStore';
 import { MemoryStore, type StateStore } from './store';
 
-/** The store the settings name: the folder (made if missing), or memory. */
-export function openStore(state: Settings['state'], say: (line: string) => void): StateStore {
+/** The store the settings name: Redis (connected), the folder (made if missing), or memory. */
+export async function openStore(state: Settings['state'], say: (line: string) => void): Promise<StateStore> {
+	if (state.kind === 'redis') return RedisStore.open(state.url, say);
 	return state.kind === 'memory' ? new MemoryStore() : new FileStore(state.dir, say, state.prefix);
 }

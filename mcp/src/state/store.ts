@@ -14,12 +14,21 @@ export interface StateStore {
 	transact<T extends object, R>(name: string, empty: () => T, change: (doc: T) => R): Promise<R>;
 	/** The document as it is now (a copy), without a write. */
 	read<T extends object>(name: string, empty: () => T): Promise<T>;
+	/** This process's name among those sharing the store: the sender a ledger entry names. */
+	readonly holder: string;
+	/** Whether the process of that name still runs (a create it sent may still be answered to it). */
+	alive(holder: string): Promise<boolean>;
 }
 
 /** The records of one process only: what `--state-dir none` keeps, and lost with the process. */
 export class MemoryStore implements StateStore {
 	readonly where = 'memory only (OMNI_VIDEO_MCP_STATE_DIR=none): lost when the server stops';
+	readonly holder = String(process.pid);
 	private readonly docs = new Map<string, unknown>();
+
+	async alive(holder: string): Promise<boolean> {
+		return holder === this.holder;
+	}
 
 	async transact<T extends object, R>(name: string, empty: () => T, change: (doc: T) => R): Promise<R> {
 		const doc = structuredClone((this.docs.get(name) as T | undefined) ?? empty());

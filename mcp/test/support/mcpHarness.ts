@@ -84,7 +84,7 @@ export async function httpServer(env: Record<string, string>, args: string[] = [
 		log: () => log,
 		stop: () =>
 			new Promise<void>((resolve) => {
-				if (child.exitCode !== null) return resolve();
+				if (child.exitCode !== null || child.signalCode !== null) return resolve();
 				child.once('exit', () => resolve());
 				child.kill('SIGTERM');
 			}),

@@ -1,0 +1,115 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Debian's redis-server, as a team runs it (docs/mcp.md#running-it-for-a-team): on loopback, its own port and folder. */
+export const REDIS_SERVER = '/usr/bin/redis-server';
+
+export interface RedisServer {
+	url: string;
+	/** Stops it (SIGTERM: it writes its append-only file first) and starts it again on the same port and folder. */
+	restart(): Promise<void>;
+	stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+	const server = net.createServer();
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	const { port } = server.address() as AddressInfo;
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+	return port;
+}
+
+/**
+ * A redis-server of the test's own, kept on disk as a team's should be (appendonly, every write
+ * synced), so that a restart keeps the records.
+ */
+export async function startRedis(): Promise<RedisServer> {
+	const port = await freePort();
+	const dir = mkdtempSync(join(tmpdir(), 'omni-video-mcp-redis-'));
+	let child: ChildProcess | undefined;
+	const start = async () => {
+		const started = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+		child = started;
+		let log = '';
+		await new Promise<void>((resolve, reject) => {
+			started.stdout?.on('data', (chunk: Buffer) => {
+				log += chunk.toString('utf8');
+				if (/Ready to accept connections/.test(log)) resolve();
+			});
+			started.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${log}`)));
+		});
+	};
+	const stop = () =>
+		new Promise<void>((resolve) => {
+			const running = child;
+			if (!running || running.exitCode !== null || running.signalCode !== null) return resolve();
+			running.once('exit', () => resolve());
+			running.kill('SIGTERM');
+		});
+	await start();
+	return {
+		url: `redis://127.0.0.1:${port}`,
+		restart: async () => {
+			await stop();
+			await start();
+		},
+		stop,
+	};
+}
+
+export interface Proxy {
+	url: string;
+	/** Which backend each request went to, by index, in order. */
+	routed: number[];
+	close(): Promise<void>;
+}
+
+/**
+ * A round-robin HTTP proxy with no sticky routing, as a team's load balancer without session
+ * affinity: each request (not each connection) goes to the next backend that is up; one that
+ * cannot be connected to is skipped, as a balancer's health check would.
+ */
+export async function startProxy(backends: () => string[]): Promise<Proxy> {
+	let next = 0;
+	const routed: number[] = [];
+	const server = http.createServer(async (req, res) => {
+		// Read whole first (an MCP message is small), so that a backend found down is skipped with the body intact.
+		const chunks: Buffer[] = [];
+		for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+		const body = Buffer.concat(chunks);
+		const targets = backends();
+		const forward = (tries: number) => {
+			const index = next++ % targets.length;
+			const target = new URL(req.url ?? '/', targets[index]);
+			// A connection of its own each time (no keep-alive pool): a stopped backend is then refused at once.
+			const upstream = http.request(target, { method: req.method, headers: { ...req.headers, host: target.host }, agent: false }, (answer) => {
+				routed.push(index);
+				res.writeHead(answer.statusCode ?? 502, answer.headers);
+				answer.pipe(res);
+			});
+			upstream.on('error', (error: NodeJS.ErrnoException) => {
+				// Down (refused or reset as it connects): the next one takes the request.
+				if (error.syscall === 'connect' && tries < targets.length && !res.headersSent) return forward(tries + 1);
+				if (!res.headersSent) res.writeHead(502).end();
+				else res.destroy();
+			});
+			res.on('close', () => upstream.destroy());
+			upstream.end(body);
+		};
+		forward(1);
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	const { port } = server.address() as AddressInfo;
+	return {
+		url: `http://127.0.0.1:${port}/mcp`,
+		routed,
+		close: async () => {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
