@@ -39,6 +39,7 @@ export type { UploadedFile } from './jobs/uploadFile';
 export { jobView, type JobView } from './jobs/jobView';
 export { SAMPLE_JOB } from './jobs/jobSample';
 export { jobFailedError, isTerminal } from './jobs/jobOutcome';
+export { callbackLateMs, MIN_LATE_MS } from './jobs/callbackLate';
 export { parseJob } from './answers/parseJob';
 export { jobSeenEnded } from './pacing/endedJobs';
 export type { CredentialCheck, CredentialProblem } from './jobs/credentialCheck';

@@ -9,12 +9,17 @@ export interface Connection {
 	fingerprint: string;
 	baseUrl: string;
 	allowInsecureLoopbackCallback: boolean;
+	/** With --public-url: the address the service calls back when a job of this key ends (any replica answers it). */
+	callbackUrl?: string;
 }
 
 /** Why a call cannot reach the service: said to the agent, which tells the user. */
 export class NotConfiguredError extends Error {
 	readonly code = 'not_configured';
 }
+
+/** The callback route: the key's fingerprint after it names whose job it is (never the key). */
+export const CALLBACK_PATH = '/callbacks/';
 
 const sleep = abortableSleep({ start: (callback: () => void, ms: number) => setTimeout(callback, ms), cancel: clearTimeout });
 
@@ -63,7 +68,8 @@ export class Connections {
 				// Every process on the key paces through one record: the plan is the key's, not the process's.
 				sharedPlan: { plan: sharedPlanOver((change) => this.store.transact(`plan-${fingerprint}`, emptyPlanRecord, change)), holderId: this.holderId },
 			});
-			connection = { client, fingerprint, baseUrl, allowInsecureLoopbackCallback: isLocalSandbox(baseUrl) };
+			const callbackUrl = this.settings.publicUrl === undefined ? undefined : `${this.settings.publicUrl}${CALLBACK_PATH}${fingerprint}`;
+			connection = { client, fingerprint, baseUrl, allowInsecureLoopbackCallback: isLocalSandbox(baseUrl), callbackUrl };
 			this.clients.set(fingerprint, connection);
 		}
 		return connection;

@@ -3,7 +3,9 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { keyFingerprint } from '../../core';
+import { keyFingerprint, parseJob, verifyWebhookSignature, type JobRecord } from '../../core';
+import { CALLBACK_PATH } from './connection';
+import { STORE_RETRY_SECONDS } from './state/redisStore';
 import type { ToolContext } from './context';
 import { createServer } from './server';
 
@@ -42,6 +44,9 @@ export async function startHttpServer(context: ToolContext): Promise<RunningHttp
 
 	const handle = async (req: IncomingMessage, res: ServerResponse) => {
 		const path = new URL(req.url ?? '/', 'http://server').pathname;
+		// The service's callbacks come from outside, through whatever proxy gives the public URL: they are
+		// verified by signature or by a lookup, not by where they come from.
+		if (context.settings.publicUrl !== undefined && path.startsWith(CALLBACK_PATH)) return handleCallback(context, req, res, path.slice(CALLBACK_PATH.length));
 		if (path !== '/mcp') return refuse(res, 404, 'Not found: the MCP endpoint is /mcp.');
 		const origin = req.headers.origin;
 		if (origin !== undefined && !allowedOrigins.includes(origin) && !ownOrigins.includes(origin)) {
@@ -124,8 +129,8 @@ function isLoopback(host: string): boolean {
 	return host === '127.0.0.1' || host === 'localhost' || host === '::1';
 }
 
-/** The request's JSON body (at most 1 MB: an MCP message is small). */
-async function readJson(req: IncomingMessage): Promise<unknown> {
+/** The request's body as sent (at most 1 MB: an MCP message or a callback is small). */
+async function readText(req: IncomingMessage): Promise<string> {
 	const chunks: Buffer[] = [];
 	let size = 0;
 	for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -133,9 +138,45 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 		if (size > 1_000_000) throw new Error('The request body is over 1 MB.');
 		chunks.push(chunk);
 	}
+	return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
 	try {
-		return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+		return JSON.parse(await readText(req));
 	} catch {
 		return undefined;
 	}
+}
+
+/**
+ * A job's callback, on whichever replica the proxy sends it to: checked, then noted in the shared
+ * records, where the replica waiting for the job reads it. With the key's webhook secret only a
+ * signed callback counts and it is the job's end; without one, the waiting replica confirms it with
+ * one lookup. A job the records do not know is refused with nothing spent (forged or not ours); a
+ * repeated callback changes nothing. Records unreachable: 503, and the service delivers again.
+ */
+async function handleCallback(context: ToolContext, req: IncomingMessage, res: ServerResponse, fingerprint: string): Promise<void> {
+	if (req.method !== 'POST') return refuse(res, 405, 'Callbacks are POSTed by the Omni Video service.');
+	const rawBody = await readText(req);
+	let job: JobRecord;
+	try {
+		job = parseJob(JSON.parse(rawBody));
+	} catch {
+		return refuse(res, 400, 'The callback body is not an Omni Video job.');
+	}
+	const secret = context.settings.webhookSecret;
+	if (secret) {
+		const check = verifyWebhookSignature({ secret, headers: req.headers, rawBody, nowMs: Date.now() });
+		if (!check.ok) return refuse(res, 401, `Signature rejected: ${check.reason}`);
+	}
+	let known: boolean;
+	try {
+		known = await context.watches.heard(fingerprint, job, secret !== undefined);
+	} catch {
+		res.writeHead(503, { 'retry-after': String(STORE_RETRY_SECONDS), 'content-type': 'application/json' }).end(JSON.stringify({ error: 'The records cannot be reached right now: deliver again later.' }));
+		return;
+	}
+	if (!known) return refuse(res, 404, `Job ${job.id} is not one this server made.`);
+	res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ received: job.id }));
 }

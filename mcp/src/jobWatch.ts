@@ -1,4 +1,4 @@
-import { isOmniVideoError, isTerminal, type JobRecord } from '../../core';
+import { abortableSleep, callbackLateMs, expectedRenderSeconds, isOmniVideoError, isTerminal, jobSeenEnded, type JobRecord } from '../../core';
 import type { Connection } from './connection';
 import { Doc, KEEP_MS, pruneOlderThan } from './state/records';
 import type { StateStore } from './state/store';
@@ -20,8 +20,12 @@ export interface Seen {
 
 /** What the server knows of each job it made or looked at, kept for every process and restart. */
 interface JobsState {
-	jobs: Record<string, { expectedEndAtMs?: number; seen?: Seen; notedAtMs: number }>;
+	jobs: Record<string, { expectedEndAtMs?: number; seen?: Seen; notedAtMs: number; callbackAtMs?: number }>;
 }
+
+/** How often a replica waiting on a callback reads whether one came, to any replica (a read of the store, no request). */
+const CALLBACK_READ_MS = 250;
+const sleep = abortableSleep({ start: (callback: () => void, ms: number) => setTimeout(callback, ms), cancel: clearTimeout });
 
 /** One look schedule for one job in this process: every call about the job waits on it. */
 export interface Watch {
@@ -97,8 +101,10 @@ export class JobWatches {
 		const listeners = new Set<(job: JobRecord) => void>();
 		const expectedEnd = await this.expectedEndAt(connection.fingerprint, job.id);
 		const expectedMs = known.expectedMs ?? (expectedEnd !== undefined ? Math.max(1_000, expectedEnd - this.now()) : undefined);
-		const ended = connection.client
-			.waitForJob(job.id, {
+		// With callbacks, the job's end is heard (by any replica) and looked up only once overdue.
+		const heard = connection.callbackUrl === undefined ? Promise.resolve(undefined) : this.untilCallback(connection, job.id, expectedMs ?? expectedRenderSeconds('1080P', 8) * 1000, stop.signal, (at) => (nextLookAtMs = at));
+		const ended = heard
+			.then((end) => end ?? connection.client.waitForJob(job.id, {
 				timeoutMs: WATCH_MS,
 				signal: stop.signal,
 				lookCostShare: LOOK_COST_SHARE,
@@ -110,7 +116,7 @@ export class JobWatches {
 					void keep(seen);
 					for (const listener of listeners) listener(seen);
 				},
-			})
+			}))
 			.catch((error: unknown) => {
 				// Failed is an end like done, with the service's reason: no lookup is spent to learn it again.
 				if (isOmniVideoError(error) && error.kind === 'job_failed') {
@@ -139,6 +145,48 @@ export class JobWatches {
 			},
 		};
 		return watch;
+	}
+
+	/**
+	 * A job of ours whose callback reached a replica (its path names the key): a verified one is its
+	 * end, noted as seen; an unverified one is noted for the watching replica to confirm with one
+	 * lookup. False for a job these records do not know (forged, or another server's): nothing noted.
+	 */
+	async heard(fingerprint: string, job: JobRecord, verified: boolean): Promise<boolean> {
+		return this.doc(fingerprint).change((state) => {
+			const entry = state.jobs[job.id];
+			if (!entry) return false;
+			if (verified) {
+				if (isTerminal(job) && !(entry.seen && isTerminal(entry.seen.job))) entry.seen = { job, seenAtMs: this.now() };
+			} else entry.callbackAtMs = this.now();
+			return true;
+		});
+	}
+
+	/**
+	 * Waits for the job's callback until it is overdue (half its render time past its expected end):
+	 * a verified one ends the wait with no request, an unverified one costs one lookup. Undefined
+	 * when overdue or stopped: the look schedule takes over.
+	 */
+	private async untilCallback(connection: Connection, jobId: string, expectedMs: number, signal: AbortSignal, lookDueAt: (atMs: number) => void): Promise<JobRecord | undefined> {
+		const overdueAtMs = this.now() + expectedMs + callbackLateMs(expectedMs);
+		lookDueAt(overdueAtMs);
+		let confirmedAtMs = 0;
+		while (!signal.aborted && this.now() < overdueAtMs) {
+			const entry = (await this.doc(connection.fingerprint).read()).jobs[jobId];
+			if (entry?.seen && isTerminal(entry.seen.job)) {
+				// Heard, not looked up: the plan's place the job held is free now, for this process and the others.
+				jobSeenEnded(connection.client.runtime, entry.seen.job);
+				return entry.seen.job;
+			}
+			if (entry?.callbackAtMs !== undefined && entry.callbackAtMs > confirmedAtMs) {
+				confirmedAtMs = entry.callbackAtMs;
+				const job = await connection.client.getJob(jobId, { signal });
+				if (isTerminal(job)) return job;
+			}
+			await sleep(CALLBACK_READ_MS, signal).catch(() => undefined);
+		}
+		return undefined;
 	}
 
 	private doc(fingerprint: string): Doc<JobsState> {

@@ -41,6 +41,13 @@ export interface Settings {
 	state: { kind: 'dir'; dir: string; prefix?: string } | { kind: 'memory' } | { kind: 'redis'; url: string };
 	/** Folders upload_image may read over stdio. */
 	allowedDirs: string[];
+	/**
+	 * The address the service can reach this server at (HTTP only): creates then carry a callback URL
+	 * to its /callbacks route, and a job's end is heard rather than looked up.
+	 */
+	publicUrl?: string;
+	/** The key's `whsec_…` secret: callbacks are then verified by signature, not by a lookup. */
+	webhookSecret?: string;
 }
 
 export class SettingsError extends Error {}
@@ -67,7 +74,7 @@ function flagValue(argv: string[], flag: string): string | undefined {
 	return next;
 }
 
-const FLAGS = ['--http', '--port', '--host', '--allow-origin', '--wait-seconds', '--allow-dir', '--state-dir', '--state-file', '--redis', '--help'];
+const FLAGS = ['--http', '--port', '--host', '--allow-origin', '--wait-seconds', '--allow-dir', '--state-dir', '--state-file', '--redis', '--public-url', '--help'];
 
 /** Reads the settings; a wrong one stops the server with a message saying which and how to fix it. */
 export function readSettings(argv: string[], env: Env): Settings {
@@ -104,7 +111,24 @@ export function readSettings(argv: string[], env: Env): Settings {
 		spendCap: capCredits === undefined ? undefined : { credits: capCredits, periodHours: capHours },
 		state: redisUrl !== undefined ? redisSetting(redisUrl, stateDir ?? stateFile) : stateSetting(stateDir, stateFile, env),
 		allowedDirs: dirs.map((dir) => resolve(dir)),
+		publicUrl: publicUrlSetting(flagValue(argv, '--public-url') ?? env.OMNI_VIDEO_MCP_PUBLIC_URL, http),
+		webhookSecret: env.OMNI_VIDEO_WEBHOOK_SECRET?.trim() || undefined,
 	};
+}
+
+/** The public address, without a trailing slash; only an HTTP server can be called back. */
+function publicUrlSetting(text: string | undefined, http: boolean): string | undefined {
+	const value = text?.trim();
+	if (!value) return undefined;
+	if (!http) throw new SettingsError('--public-url (OMNI_VIDEO_MCP_PUBLIC_URL) needs --http: the service calls the server back over HTTP, which a stdio server does not serve.');
+	let url: URL;
+	try {
+		url = new URL(value);
+	} catch {
+		throw new SettingsError(`--public-url must be the https address the service can reach this server at, such as https://mcp.example.com (got "${value}").`);
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new SettingsError(`--public-url must be an https address (got "${value}").`);
+	return url.toString().replace(/\/+$/, '');
 }
 
 /** Redis, by a redis:// or rediss:// URL; a records folder beside it would be a second, unshared copy. */

@@ -28,13 +28,17 @@ maybe('three replicas on one Redis behind a round-robin proxy, --service %s', (r
 		if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: apt-get install redis-server (.ci/run does)`);
 	});
 
-	const startTeam = async (extra: Record<string, string> = {}, replicaCount = 3): Promise<Team> => {
-		const sandbox = await sandboxFor(reading);
+	/** `callbacks`: the replicas' --public-url is the proxy's, so the service's callbacks reach any of them; 'signed' gives them the key's webhook secret. */
+	const startTeam = async (extra: Record<string, string> = {}, replicaCount = 3, callbacks?: 'signed' | 'unsigned'): Promise<Team> => {
+		// The sandbox calls back plain http on loopback (the proxy here) only when told to.
+		const sandbox = await sandboxFor(reading, { insecureCallbacks: callbacks !== undefined });
 		const redis = await startRedis();
 		// The key comes with each request, as a team's clients send it; the records are Redis's alone.
-		const { OMNI_VIDEO_MCP_STATE_DIR: _dir, OMNI_VIDEO_API_KEY: _key, ...env } = serverEnv(sandbox, extra);
-		const replicas = await Promise.all(Array.from({ length: replicaCount }, () => httpServer(env, ['--redis', redis.url])));
+		const { OMNI_VIDEO_MCP_STATE_DIR: _dir, OMNI_VIDEO_API_KEY: _key, ...env } = serverEnv(sandbox, { ...extra, ...(callbacks === 'signed' ? { OMNI_VIDEO_WEBHOOK_SECRET: sandbox.webhookSecret } : {}) });
+		const replicas: HttpServer[] = [];
 		const proxy = await startProxy(() => replicas.map((replica) => replica.url));
+		const publicUrl = callbacks ? ['--public-url', proxy.url.replace(/\/mcp$/, '')] : [];
+		replicas.push(...(await Promise.all(Array.from({ length: replicaCount }, () => httpServer(env, ['--redis', redis.url, ...publicUrl])))));
 		const clients: Connected[] = [];
 		return {
 			sandbox,
@@ -168,5 +172,29 @@ maybe('three replicas on one Redis behind a round-robin proxy, --service %s', (r
 		expect(three.requests).toBeLessThanOrEqual(Math.ceil(one.requests * 1.1) + 2);
 		expect(three.wallMs).toBeLessThanOrEqual(one.wallMs * 1.05 + 5_000);
 		process.stderr.write(`team, ${reading}: one replica ${one.wallMs} ms ${one.requests} requests; three ${three.wallMs} ms ${three.requests} requests\n`);
+	});
+
+	it.each(reading === 'spec' ? (['unsigned'] as const) : (['signed', 'unsigned'] as const))('callbacks over HTTP (%s), to any replica, end the calls waiting on other replicas; a forged one costs nothing', async (callbacks) => {
+		const team = await startTeam({}, 3, callbacks);
+		try {
+			const clients = await Promise.all(Array.from({ length: 10 }, () => team.connect()));
+			const result = await agentsRun(team.sandbox, clients, 10, (i) => ({ prompt: `A heron at dawn, take ${i}`, resolution: '720P', duration: 4 }));
+			expect(result.jobs).toBe(10);
+			expect(result.surfaced429).toBe(0);
+			// Signed: the create alone (a callback lost or late is looked up once overdue). Unsigned: the create and the confirming lookup.
+			expect(result.requestsPerJob).toBeLessThanOrEqual(callbacks === 'signed' ? 1.2 : 2.2);
+			const before = counts(team.sandbox).requests;
+			const fingerprint = new URL(String(team.sandbox.callbackAttempts[0]?.url)).pathname.split('/').pop();
+			const forged = await fetch(`${team.proxy.url.replace(/\/mcp$/, '')}/callbacks/${fingerprint}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ id: 'job_forged000000', status: 'completed', resultUrls: ['https://evil.example/x.mp4'] }),
+			});
+			expect(forged.status).toBe(callbacks === 'signed' ? 401 : 404);
+			expect(counts(team.sandbox).requests).toBe(before);
+			process.stderr.write(`team callbacks ${callbacks}, ${reading}: ${result.requests} requests for ${result.jobs} jobs (${result.requestsPerJob.toFixed(2)} a job), wall ${result.wallMs} ms\n`);
+		} finally {
+			await team.close();
+		}
 	});
 });

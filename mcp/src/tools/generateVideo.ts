@@ -57,7 +57,7 @@ async function generate(context: ToolContext, args: Args, extra: ToolExtra): Pro
 	const waitSeconds = boundedWait(args.waitSeconds, context.settings.waitSeconds);
 	const deadlineMs = startedMs + waitSeconds * 1000;
 	const connection = context.connect(extra);
-	const input = { prompt: args.prompt, resolution: args.resolution, duration: args.duration, imageUrl: args.imageUrl, videoUrl: args.videoUrl };
+	const input = { prompt: args.prompt, resolution: args.resolution, duration: args.duration, imageUrl: args.imageUrl, videoUrl: args.videoUrl, callbackUrl: connection.callbackUrl };
 	// Refused here, with every field's problem, before anything is sent.
 	const request = validateGenerateInput(input, { allowInsecureLoopbackCallback: connection.allowInsecureLoopbackCallback });
 	const identity = requestIdentity(connection.fingerprint, request, {

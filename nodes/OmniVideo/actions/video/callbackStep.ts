@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import {
 	createMayHaveMadeJob,
+	MIN_LATE_MS,
 	isTerminal,
 	jobSeenEnded,
 	RateLimitError,
@@ -14,7 +15,7 @@ import { PROCESS_MARK, isOver, newParkMark, runningRows, storeBatch, waitsForPla
 import { callbackUrlOf } from './resumeUrl';
 import { batchItems, parkedItems } from './callbackRows';
 import { parkWithContinuation } from './parkContinuation';
-import { MIN_LATE_MS, batchRequestTimes, callbackLate, holdsPlaceElsewhere, lookAt, placeFreeAt, requestsScarce } from './overdueLooks';
+import { batchRequestTimes, callbackLate, holdsPlaceElsewhere, lookAt, placeFreeAt, requestsScarce } from './overdueLooks';
 import type { HostClock } from '../../../shared/hostClock';
 import { HOLD_MS, awaitsUnseenJob, holdIfStale, releaseHold } from './createHold';
 import { DATA_TABLE_WAIT_MS, waitsForDataTables } from './dataTableWait';

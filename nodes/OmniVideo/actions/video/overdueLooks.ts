@@ -1,16 +1,12 @@
-import { slotHoldMs, type OmniVideoClient } from '../../../../core';
+import { callbackLateMs, slotHoldMs, type OmniVideoClient } from '../../../../core';
 import { runningRows, waitsForPlace, type BatchRow, type ParkedBatch } from './callbackBatch';
 
 /** The limiter of the batch's key, as far as the look schedule reads it. */
 type Limiter = Pick<OmniVideoClient['runtime']['limiter'], 'currentLimits' | 'hourRoomBy'>;
 
-/** A job is overdue once it is this share of its render time past its expected end (then looked up as often). */
-const LATE_SHARE = 0.5;
-/** Looked up at least this late, and at most this often (ms). */
-export const MIN_LATE_MS = 1_000;
-
+/** A job is overdue once half its render time past its expected end (then looked up as often). */
 function lateMs(row: BatchRow): number {
-	return Math.max(MIN_LATE_MS, LATE_SHARE * (row.renderMs ?? 0));
+	return callbackLateMs(row.renderMs ?? 0);
 }
 
 /** When a running row's job is past its expected end by half its render time (a job without an expected end: at once). */
