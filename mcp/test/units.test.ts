@@ -156,6 +156,14 @@ describe('settings', () => {
 		expect(readSettings(['--state-file', '/tmp/a/state.json'], {}).state).toEqual({ kind: 'dir', dir: '/tmp/a', prefix: 'state.json.' });
 	});
 
+	it('--public-url is an http(s) address for an HTTP server only', () => {
+		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com/'], {}).publicUrl).toBe('https://mcp.example.com');
+		expect(readSettings(['--http'], { OMNI_VIDEO_MCP_PUBLIC_URL: 'https://mcp.example.com/team' }).publicUrl).toBe('https://mcp.example.com/team');
+		expect(readSettings(['--http'], {}).publicUrl).toBeUndefined();
+		expect(() => readSettings(['--public-url', 'https://mcp.example.com'], {})).toThrow(/needs --http/);
+		expect(() => readSettings(['--http', '--public-url', 'mcp.example.com'], {})).toThrow(/must be the https address/);
+	});
+
 	it('keeps records in Redis with --redis or OMNI_VIDEO_MCP_REDIS_URL, and refuses a folder beside it or a URL that is not Redis', () => {
 		expect(readSettings(['--redis', 'redis://10.0.0.5:6379'], {}).state).toEqual({ kind: 'redis', url: 'redis://10.0.0.5:6379' });
 		expect(readSettings([], { OMNI_VIDEO_MCP_REDIS_URL: 'rediss://user:pw@cache.internal:6380/2' }).state).toEqual({ kind: 'redis', url: 'rediss://user:pw@cache.internal:6380/2' });
