@@ -48,8 +48,14 @@ export interface Watch {
  * and a call right after a look answers from it. What is seen is kept in the store, so that a
  * server restarted, or another process on the key, starts from it.
  */
+/** A schedule running in this process; once stopped (its last call cancelled) it is never handed out again. */
+interface ActiveWatch {
+	watch: Promise<Watch>;
+	stopped: boolean;
+}
+
 export class JobWatches {
-	private readonly active = new Map<string, Promise<Watch>>();
+	private readonly active = new Map<string, ActiveWatch>();
 
 	constructor(
 		private readonly store: StateStore,
@@ -77,21 +83,25 @@ export class JobWatches {
 
 	/** This process's schedule for the job, if one runs. */
 	running(jobId: string): Promise<Watch> | undefined {
-		return this.active.get(jobId);
+		const entry = this.active.get(jobId);
+		return entry && !entry.stopped ? entry.watch : undefined;
 	}
 
 	/** Joins the job's schedule in this process, starting it from what is known when none runs. */
 	watch(connection: Connection, job: JobRecord, known: { expectedMs?: number; createdAtMs?: number } = {}): Promise<Watch> {
 		if (isTerminal(job)) return Promise.resolve({ ended: Promise.resolve(job), nextLookAtMs: () => undefined, join: () => ({ leave: () => undefined }) });
-		let watch = this.active.get(job.id);
-		if (!watch) {
-			watch = this.start(connection, job, known);
-			this.active.set(job.id, watch);
-		}
-		return watch;
+		const running = this.active.get(job.id);
+		// A schedule being stopped (its only call cancelled just now) is not joined: a call asked right
+		// after, such as the agent's retry, gets a schedule of its own.
+		if (running && !running.stopped) return running.watch;
+		// Its watch is set at once below; start() reads the entry only later, from its callbacks.
+		const entry = { stopped: false } as ActiveWatch;
+		entry.watch = this.start(connection, job, known, entry);
+		this.active.set(job.id, entry);
+		return entry.watch;
 	}
 
-	private async start(connection: Connection, job: JobRecord, known: { expectedMs?: number; createdAtMs?: number }): Promise<Watch> {
+	private async start(connection: Connection, job: JobRecord, known: { expectedMs?: number; createdAtMs?: number }, entry: ActiveWatch): Promise<Watch> {
 		let nextLookAtMs: number | undefined;
 		const stop = new AbortController();
 		// Written in the order seen: a late write of a look must not put back a job already ended.
@@ -128,7 +138,10 @@ export class JobWatches {
 				await keep(end);
 				return end;
 			})
-			.finally(() => this.active.delete(job.id));
+			// A later schedule for the job may have taken this one's place: that one stays.
+			.finally(() => {
+				if (this.active.get(job.id) === entry) this.active.delete(job.id);
+			});
 		// Nobody may be waiting when it ends or fails: the outcome is kept in the store either way.
 		ended.catch(() => undefined);
 		const watch: Watch = {
@@ -139,7 +152,10 @@ export class JobWatches {
 				return {
 					leave: (cancelled) => {
 						listeners.delete(listener);
-						if (cancelled && listeners.size === 0) stop.abort();
+						if (cancelled && listeners.size === 0) {
+							entry.stopped = true;
+							stop.abort();
+						}
 					},
 				};
 			},

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import type { Sandbox } from '../../sandbox';
 import { agentsRun } from './support/agents';
-import { call, counts, httpServer, overHttp, READINGS, sandboxFor, serverEnv, type Connected, type HttpServer } from './support/mcpHarness';
-import { REDIS_SERVER, startProxy, startRedis, type Proxy, type RedisServer } from './support/team';
+import { call, counts, overHttp, READINGS } from './support/mcpHarness';
+import { REDIS_SERVER, startTeam as startTeamOn } from './support/team';
 
 jest.setTimeout(300_000);
 
@@ -14,51 +13,12 @@ jest.setTimeout(300_000);
  */
 const maybe = process.env.MCP_TEAM_TEST === '1' ? describe.each(READINGS) : describe.skip.each(READINGS);
 
-interface Team {
-	sandbox: Sandbox;
-	redis: RedisServer;
-	replicas: HttpServer[];
-	proxy: Proxy;
-	connect(): Promise<Connected>;
-	close(): Promise<void>;
-}
-
 maybe('three replicas on one Redis behind a round-robin proxy, --service %s', (reading) => {
 	beforeAll(() => {
 		if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: apt-get install redis-server (.ci/run does)`);
 	});
 
-	/** `callbacks`: the replicas' --public-url is the proxy's, so the service's callbacks reach any of them; 'signed' gives them the key's webhook secret. */
-	const startTeam = async (extra: Record<string, string> = {}, replicaCount = 3, callbacks?: 'signed' | 'unsigned'): Promise<Team> => {
-		// The sandbox calls back plain http on loopback (the proxy here) only when told to.
-		const sandbox = await sandboxFor(reading, { insecureCallbacks: callbacks !== undefined });
-		const redis = await startRedis();
-		// The key comes with each request, as a team's clients send it; the records are Redis's alone.
-		const { OMNI_VIDEO_MCP_STATE_DIR: _dir, OMNI_VIDEO_API_KEY: _key, ...env } = serverEnv(sandbox, { ...extra, ...(callbacks === 'signed' ? { OMNI_VIDEO_WEBHOOK_SECRET: sandbox.webhookSecret } : {}) });
-		const replicas: HttpServer[] = [];
-		const proxy = await startProxy(() => replicas.map((replica) => replica.url));
-		const publicUrl = callbacks ? ['--public-url', proxy.url.replace(/\/mcp$/, '')] : [];
-		replicas.push(...(await Promise.all(Array.from({ length: replicaCount }, () => httpServer(env, ['--redis', redis.url, ...publicUrl])))));
-		const clients: Connected[] = [];
-		return {
-			sandbox,
-			redis,
-			replicas,
-			proxy,
-			connect: async () => {
-				const client = await overHttp(proxy.url, sandbox.keys.pro);
-				clients.push(client);
-				return client;
-			},
-			close: async () => {
-				await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-				await proxy.close();
-				await Promise.all(replicas.map((replica) => replica.stop()));
-				await redis.stop();
-				await sandbox.close();
-			},
-		};
-	};
+	const startTeam = (extra: Record<string, string> = {}, replicaCount = 3, callbacks?: 'signed' | 'unsigned') => startTeamOn(reading, { extra, replicaCount, callbacks });
 
 	const args = { prompt: 'A kite over the dunes', resolution: '720P', duration: 4 };
 

@@ -4,6 +4,8 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Sandbox } from '../../../sandbox';
+import { httpServer, overHttp, sandboxFor, serverEnv, type Connected, type HttpServer, type Reading } from './mcpHarness';
 
 /** Debian's redis-server, as a team runs it (docs/mcp.md#running-it-for-a-team): on loopback, its own port and folder. */
 export const REDIS_SERVER = '/usr/bin/redis-server';
@@ -110,6 +112,60 @@ export async function startProxy(backends: () => string[]): Promise<Proxy> {
 		close: async () => {
 			server.closeAllConnections();
 			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
+
+export interface Team {
+	sandbox: Sandbox;
+	redis: RedisServer;
+	replicas: HttpServer[];
+	proxy: Proxy;
+	/** A client through the proxy, with the Pro key as its bearer header. */
+	connect(): Promise<Connected>;
+	close(): Promise<void>;
+}
+
+export interface TeamOptions {
+	/** The replicas' environment besides the harness's. */
+	extra?: Record<string, string>;
+	replicaCount?: number;
+	/** The replicas' --public-url is the proxy's, so the service's callbacks reach any of them; 'signed' gives them the key's webhook secret. */
+	callbacks?: 'signed' | 'unsigned';
+	/** Real speed, the server on its own estimates (the bench); else the harness's 10x with a render time given. */
+	realSpeed?: boolean;
+}
+
+/** A sandbox, a Redis, replicas on it behind a round-robin proxy: a team's layout on loopback. */
+export async function startTeam(reading: Reading, options: TeamOptions = {}): Promise<Team> {
+	const { extra = {}, replicaCount = 3, callbacks, realSpeed = false } = options;
+	// The sandbox calls back plain http on loopback (the proxy here) only when told to.
+	const sandbox = await sandboxFor(reading, { insecureCallbacks: callbacks !== undefined, ...(realSpeed ? { speed: 1 } : {}) });
+	const redis = await startRedis();
+	// The key comes with each request, as a team's clients send it; the records are Redis's alone.
+	const { OMNI_VIDEO_MCP_STATE_DIR: _dir, OMNI_VIDEO_API_KEY: _key, ...env } = serverEnv(sandbox, { ...extra, ...(callbacks === 'signed' ? { OMNI_VIDEO_WEBHOOK_SECRET: sandbox.webhookSecret } : {}) });
+	if (realSpeed) delete env.OMNI_VIDEO_EXPECTED_RENDER_SECONDS;
+	const replicas: HttpServer[] = [];
+	const proxy = await startProxy(() => replicas.map((replica) => replica.url));
+	const publicUrl = callbacks ? ['--public-url', proxy.url.replace(/\/mcp$/, '')] : [];
+	replicas.push(...(await Promise.all(Array.from({ length: replicaCount }, () => httpServer(env, ['--redis', redis.url, ...publicUrl])))));
+	const clients: Connected[] = [];
+	return {
+		sandbox,
+		redis,
+		replicas,
+		proxy,
+		connect: async () => {
+			const client = await overHttp(proxy.url, sandbox.keys.pro);
+			clients.push(client);
+			return client;
+		},
+		close: async () => {
+			await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+			await proxy.close();
+			await Promise.all(replicas.map((replica) => replica.stop()));
+			await redis.stop();
+			await sandbox.close();
 		},
 	};
 }
