@@ -21,7 +21,8 @@ export class NotConfiguredError extends Error {
 /** The callback route: the key's fingerprint after it names whose job it is (never the key). */
 export const CALLBACK_PATH = '/callbacks/';
 
-const sleep = abortableSleep({ start: (callback: () => void, ms: number) => setTimeout(callback, ms), cancel: clearTimeout });
+/** The server's one abortable sleep (core takes it injected). */
+export const sleep = abortableSleep({ start: (callback: () => void, ms: number) => setTimeout(callback, ms), cancel: clearTimeout });
 
 /**
  * One client per key for the life of the process: core's limiter is shared by key already, and

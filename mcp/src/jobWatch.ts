@@ -1,5 +1,5 @@
-import { abortableSleep, callbackLateMs, expectedRenderSeconds, isOmniVideoError, isTerminal, jobSeenEnded, type JobRecord } from '../../core';
-import type { Connection } from './connection';
+import { callbackLateMs, expectedRenderSeconds, GENERATE_LIMITS, isOmniVideoError, isTerminal, jobSeenEnded, type JobRecord } from '../../core';
+import { sleep, type Connection } from './connection';
 import { Doc, KEEP_MS, pruneOlderThan } from './state/records';
 import type { StateStore } from './state/store';
 
@@ -25,7 +25,6 @@ interface JobsState {
 
 /** How often a replica waiting on a callback reads whether one came, to any replica (a read of the store, no request). */
 const CALLBACK_READ_MS = 250;
-const sleep = abortableSleep({ start: (callback: () => void, ms: number) => setTimeout(callback, ms), cancel: clearTimeout });
 
 /** One look schedule for one job in this process: every call about the job waits on it. */
 export interface Watch {
@@ -41,6 +40,12 @@ export interface Watch {
 	join(listener: (job: JobRecord) => void): { leave(cancelled: boolean): void };
 }
 
+/** A schedule running in this process; once stopped (its last call cancelled) it is never handed out again. */
+interface ActiveWatch {
+	watch: Promise<Watch>;
+	stopped: boolean;
+}
+
 /**
  * Calls about the same job share one look schedule (core's waitForJob: the first look near the
  * expected end, then backoff), running in the background from the create on, whether or not a call
@@ -48,12 +53,6 @@ export interface Watch {
  * and a call right after a look answers from it. What is seen is kept in the store, so that a
  * server restarted, or another process on the key, starts from it.
  */
-/** A schedule running in this process; once stopped (its last call cancelled) it is never handed out again. */
-interface ActiveWatch {
-	watch: Promise<Watch>;
-	stopped: boolean;
-}
-
 export class JobWatches {
 	private readonly active = new Map<string, ActiveWatch>();
 
@@ -112,7 +111,7 @@ export class JobWatches {
 		const expectedEnd = await this.expectedEndAt(connection.fingerprint, job.id);
 		const expectedMs = known.expectedMs ?? (expectedEnd !== undefined ? Math.max(1_000, expectedEnd - this.now()) : undefined);
 		// With callbacks, the job's end is heard (by any replica) and looked up only once overdue.
-		const heard = connection.callbackUrl === undefined ? Promise.resolve(undefined) : this.untilCallback(connection, job.id, expectedMs ?? expectedRenderSeconds('1080P', 8) * 1000, stop.signal, (at) => (nextLookAtMs = at));
+		const heard = connection.callbackUrl === undefined ? Promise.resolve(undefined) : this.untilCallback(connection, job.id, expectedMs ?? expectedRenderSeconds(GENERATE_LIMITS.defaultResolution, GENERATE_LIMITS.defaultDurationSeconds) * 1000, stop.signal, (at) => (nextLookAtMs = at));
 		const ended = heard
 			.then((end) => end ?? connection.client.waitForJob(job.id, {
 				timeoutMs: WATCH_MS,

@@ -1,18 +1,13 @@
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createToolContext, type ToolExtra } from '../src/context';
 import { ServerLedger } from '../src/ledger';
 import { createServer } from '../src/server';
-import { readSettings } from '../src/settings';
 import { MemoryStore } from '../src/state/store';
 import { requestIdentity } from '../src/requestKey';
 import { validateGenerateInput } from '../../core';
-import { call, counts, READINGS, sandboxFor, serverEnv } from './support/mcpHarness';
+import { call, counts, inProcessContext, NO_AUTH, READINGS, sandboxFor } from './support/mcpHarness';
 
 jest.setTimeout(60_000);
-
-// A tool call's extra, as stdio gives it: no bearer token, the environment's key.
-const noAuth = { authInfo: undefined } as unknown as ToolExtra;
 
 /**
  * Two processes on one records folder, asked the same create at the same moment: this call reads
@@ -24,20 +19,20 @@ describe.each(READINGS)('a create claimed by another process between the call’
 	it('waits for that process’s answer and returns its job, sending nothing', async () => {
 		const sandbox = await sandboxFor(reading);
 		try {
-			const settings = readSettings([], { ...serverEnv(sandbox), OMNI_VIDEO_MCP_STATE_DIR: 'none' });
 			const store = new MemoryStore();
-			const context = createToolContext(settings, store);
+			const context = inProcessContext(sandbox, store);
+			const { settings } = context;
 			const elsewhere = new ServerLedger(store, () => Date.now());
 			const args = { prompt: 'A lighthouse in fog', resolution: '720P' as const, duration: 4 };
 			// The key this call will use: the same arguments on the same key within the retry window.
-			const identity = requestIdentity(context.connect(noAuth).fingerprint, validateGenerateInput(args), {
+			const identity = requestIdentity(context.connect(NO_AUTH).fingerprint, validateGenerateInput(args), {
 				retryWindowMs: settings.retryWindowMinutes * 60_000,
 				notedAtMs: () => undefined,
 				nowMs: Date.now(),
 			});
 			// The other process's job, made by its own create (its own client, its own records).
-			const otherProcess = createToolContext(settings, new MemoryStore());
-			const otherJobId = (await otherProcess.connect(noAuth).client.generateVideo(args)).job.id;
+			const otherProcess = inProcessContext(sandbox);
+			const otherJobId = (await otherProcess.connect(NO_AUTH).client.generateVideo(args)).job.id;
 
 			// The first look at the records finds nothing; right after it the other process claims the create,
 			// and its answer is noted a moment later.

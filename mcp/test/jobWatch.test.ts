@@ -1,11 +1,6 @@
-import { createToolContext, type ToolExtra } from '../src/context';
-import { readSettings } from '../src/settings';
-import { MemoryStore } from '../src/state/store';
-import { READINGS, sandboxFor, serverEnv } from './support/mcpHarness';
+import { inProcessContext, NO_AUTH, READINGS, sandboxFor } from './support/mcpHarness';
 
 jest.setTimeout(60_000);
-
-const noAuth = { authInfo: undefined } as unknown as ToolExtra;
 
 /**
  * The only call waiting on a job is cancelled (its client timed out) and the agent retries at once:
@@ -16,8 +11,8 @@ describe.each(READINGS)('a job schedule stopped by its only call, then joined ag
 	it('the new call gets a schedule of its own that runs to the job’s end', async () => {
 		const sandbox = await sandboxFor(reading);
 		try {
-			const context = createToolContext(readSettings([], { ...serverEnv(sandbox), OMNI_VIDEO_MCP_STATE_DIR: 'none' }), new MemoryStore());
-			const connection = context.connect(noAuth);
+			const context = inProcessContext(sandbox);
+			const connection = context.connect(NO_AUTH);
 			const { job } = await connection.client.generateVideo({ prompt: 'A gull over the pier', resolution: '720P', duration: 4 });
 			const first = await context.watches.watch(connection, job, { expectedMs: 6_000 });
 			first.join(() => undefined).leave(true);

@@ -7,6 +7,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../../../sandbox';
+import { createToolContext, type ToolContext, type ToolExtra } from '../../src/context';
+import { readSettings } from '../../src/settings';
+import { MemoryStore, type StateStore } from '../../src/state/store';
 
 /** The built bin, as `npx omni-video-mcp` runs it (jest's globalSetup builds it when stale). */
 export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
@@ -123,4 +126,12 @@ export function counts(sandbox: Sandbox) {
 		refused429: api.filter((entry) => entry.status === 429).length,
 		jobs: sandbox.jobs.all.size,
 	};
+}
+
+/** A tool call's extra as stdio gives it: no bearer token, the environment's key. */
+export const NO_AUTH = { authInfo: undefined } as unknown as ToolExtra;
+
+/** The server's tool context in the test's own process, against this sandbox, on a store of its own (or the one given, shared as by processes). */
+export function inProcessContext(sandbox: Sandbox, store: StateStore = new MemoryStore()): ToolContext {
+	return createToolContext(readSettings([], { ...serverEnv(sandbox), OMNI_VIDEO_MCP_STATE_DIR: 'none' }), store);
 }
