@@ -20,6 +20,13 @@ import type { Credential, WorkflowJson } from './workflows';
 export const PIPELINE_TEMPLATE = 'scheduled-pipeline-from-data-table.json';
 /** The schedule's tick in the check: short, so that several ticks fall while the first batch is parked. */
 const TICK_SECONDS = 5;
+/**
+ * The first batch's size: the longest render (90 s, 9 s at ×10), so that it stays parked well past
+ * the next tick; at 720P and 4 s its 4 renders could all end within one tick (CI met it).
+ */
+const FIRST_BATCH = { resolution: '4K', duration: 10 } as const;
+/** The rows added while the first batch is parked: the shortest size. */
+const LATER_ROWS = { resolution: '720P', duration: 4 } as const;
 /** Past this after the restart, the rows are stuck: n8n's wait tracker looks every 60 s. */
 const PATIENCE_MS = 420_000;
 
@@ -30,9 +37,10 @@ export async function pipelineWorkflow(context: Context, tableId: string, creden
 		if (node.type === 'n8n-nodes-base.scheduleTrigger') node.parameters.rule = { interval: [{ field: 'seconds', secondsInterval: TICK_SECONDS }] };
 		if (node.credentials?.omniVideoApi) {
 			node.credentials.omniVideoApi = credential;
-			// The sped-up sandbox's render time, as a user tells the node their account's (see scenarios.ts).
+			// The sped-up sandbox's render time, as a user tells the node their account's (see scenarios.ts):
+			// the first batch's, the longest, so that no row is looked up before its callback is due.
 			const options = node.parameters.options as Record<string, unknown>;
-			options.expectedRenderSeconds = Math.ceil(typicalRenderSeconds('720P', 4) / context.speed);
+			options.expectedRenderSeconds = Math.ceil(typicalRenderSeconds(FIRST_BATCH.resolution, FIRST_BATCH.duration) / context.speed);
 		}
 	}
 	return { ...workflow, name: `e2e: ${name}` };
@@ -53,11 +61,10 @@ function tickOf(execution: Execution): Tick {
 	return { id: execution.id, status: execution.status, startedAt: Date.parse(execution.startedAt), stoppedAt: Date.parse(execution.stoppedAt ?? '') || Infinity, taken: ids('Mark Taken'), recorded: ids('Record Outcome') };
 }
 
-const sampleRows = (tag: string, from: number, count: number, refused?: number): Row[] =>
+const sampleRows = (tag: string, from: number, count: number, size: { resolution: string; duration: number }, refused?: number): Row[] =>
 	Array.from({ length: count }, (_, i) => ({
 		prompt: `${tag} row ${from + i}: ${i + from === refused ? 'a forbidden scene [sandbox:job-fails-content-policy]' : 'a paper boat on a rainy street'}`,
-		resolution: '720P',
-		duration: 4,
+		...size,
 		status: 'pending',
 	}));
 
@@ -73,17 +80,17 @@ export async function pipelineEachRowOnce(context: Context, name: string, restar
 	const tag = `${name} ${stamp}`;
 	const table = await createDataTable(n8n, `e2e ${name} ${stamp}`);
 	// Four rows at first (the third against the content policy), two more while the first batch is parked.
-	await insertRows(n8n, table, sampleRows(tag, 1, 4, 3));
+	await insertRows(n8n, table, sampleRows(tag, 1, 4, FIRST_BATCH, 3));
 	await jobsEnded(sandbox);
 	const from = sandbox.journal.length;
 	const workflowId = await n8n.createWorkflow(await pipelineWorkflow(context, table.id, credential, name));
 	await n8n.activate(workflowId);
 
 	const first = await executionWith(context, workflowId, ['waiting'], 120_000);
-	await insertRows(n8n, table, sampleRows(tag, 5, 2));
+	await insertRows(n8n, table, sampleRows(tag, 5, 2, LATER_ROWS));
 	// The schedule's next tick starts while the first batch is parked, before the restart: a restart
 	// right after the first parked could find its jobs ended after it and no tick between (CI met it).
-	// The first batch waits for the last of 4 renders of 3-9 s, the next tick comes within 5 s.
+	// The first batch waits for the last of 4 of the longest renders, the next tick comes within 5 s.
 	// Seen so, with the first still waiting: what n8n's timestamps say afterwards may differ (a resumed
 	// execution may be listed with another start time).
 	let seenDuringFirst: string[] = [];
