@@ -9,12 +9,17 @@
  * on one machine: 16 agents each following nextStep (after its afterSeconds) until done, through
  * one server process and through two on one records folder (a user's two clients), beside the
  * floor (a create and one look at the job's end); and a retry after the server was restarted.
- * Results go to bench/results/mcp.json and mcp.md.
+ * Then, as a team runs it: 20 agents over three HTTP replicas on one Redis behind a round-robin
+ * proxy, beside one replica; retries sent to every replica; and 10 agents with the service's
+ * callbacks to the proxy, signed and unsigned.
+ * Results go to bench/results/mcp.json and mcp.md. `-- --team` runs the team's rows alone and keeps
+ * the others from the last run (`-- --no-team`: the reverse).
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, counts, mentionsRateLimit, overStdio, READINGS, sandboxFor, serverEnv, type Connected, type Reading } from '../mcp/test/support/mcpHarness';
 import { agentsRun, type AgentsRun } from '../mcp/test/support/agents';
+import { startTeam, type TeamOptions } from '../mcp/test/support/team';
 
 const CALLS = 10;
 const ARGS = (i: number) => ({ prompt: `A street market at dusk, shot ${i}`, resolution: '720P', duration: 4 });
@@ -141,7 +146,70 @@ function machineReport(results: MachineResult[]): string[] {
 	];
 }
 
-function report(results: McpBenchResult[], date: string, machine: MachineResult[]): string {
+const TEAM_AGENTS = 20;
+const CALLBACK_AGENTS = 10;
+
+interface TeamResult {
+	reading: Reading;
+	oneReplica: AgentsRun;
+	threeReplicas: AgentsRun;
+	/** Jobs made by the same call sent again through the proxy, once to each replica. */
+	jobsMadeByRetriesAcrossReplicas: number;
+	/** 10 agents over three replicas, the service's callbacks to the proxy; signed only where the service signs. */
+	signedCallbacks?: AgentsRun;
+	unsignedCallbacks: AgentsRun;
+}
+
+/** Replicas on one Redis behind a round-robin proxy, at real speed, the servers on their own estimates. */
+async function onTeam(reading: Reading): Promise<TeamResult> {
+	const teamArgs = (i: number) => ({ prompt: `A paper boat, take ${i}`, resolution: '720P', duration: 4 });
+	const withTeam = async <T>(options: TeamOptions, work: (team: Awaited<ReturnType<typeof startTeam>>) => Promise<T>): Promise<T> => {
+		const team = await startTeam(reading, { ...options, realSpeed: true });
+		try {
+			return await work(team);
+		} finally {
+			await team.close();
+		}
+	};
+	const agents = (count: number) => (team: Awaited<ReturnType<typeof startTeam>>) => Promise.all(Array.from({ length: count }, () => team.connect())).then((clients) => agentsRun(team.sandbox, clients, count, teamArgs));
+	// Side by side, each on its own sandbox, Redis and key: the same machine's load on both.
+	const [oneReplica, threeReplicas] = await Promise.all([withTeam({ replicaCount: 1 }, agents(TEAM_AGENTS)), withTeam({ replicaCount: 3 }, agents(TEAM_AGENTS))]);
+	const jobsMadeByRetriesAcrossReplicas = await withTeam({ replicaCount: 3 }, async (team) => {
+		const args = { prompt: 'A retried call on another replica', resolution: '720P', duration: 4, waitSeconds: 0 };
+		await call((await team.connect()).client, 'generate_video', args);
+		const before = counts(team.sandbox).creates;
+		// Each client's requests go round the replicas: three retries reach all three.
+		for (let retry = 0; retry < 3; retry++) await call((await team.connect()).client, 'generate_video', args);
+		return counts(team.sandbox).creates - before;
+	});
+	const signedCallbacks = reading === 'spec' ? undefined : await withTeam({ callbacks: 'signed' }, agents(CALLBACK_AGENTS));
+	const unsignedCallbacks = await withTeam({ callbacks: 'unsigned' }, agents(CALLBACK_AGENTS));
+	return { reading, oneReplica, threeReplicas, jobsMadeByRetriesAcrossReplicas, signedCallbacks, unsignedCallbacks };
+}
+
+function teamReport(results: TeamResult[]): string[] {
+	const row = (reading: Reading, layout: string, r: AgentsRun | undefined) =>
+		r ? `| ${reading} | ${layout} | ${r.jobs} | ${r.requestsPerJob.toFixed(2)} | ${r.requests} | ${r.answered429} | ${r.surfaced429} | ${(r.longestCallMs / 1000).toFixed(1)} s | ${(r.wallMs / 1000).toFixed(0)} s |` : `| ${reading} | ${layout} | not on this reading: the service signs no callback | | | | | | |`;
+	return [
+		'## A team: replicas on one Redis behind a proxy',
+		'',
+		`Streamable HTTP replicas with their records in one Redis (Debian's redis-server), behind a round-robin proxy without sticky sessions; the SDK client over HTTP with the Pro key as its bearer header; each agent follows \`nextStep\` after its \`afterSeconds\` until done (720P, 4 s). ${TEAM_AGENTS} agents on one replica and on three ran side by side, each on a sandbox, Redis and key of its own. With callbacks, ${CALLBACK_AGENTS} agents over three replicas, \`--public-url\` the proxy's.`,
+		'',
+		'| Reading | Layout | Jobs | Requests a job | Requests | 429s the service answered | 429s an agent saw | Longest call | Wall |',
+		'|---|---|---|---|---|---|---|---|---|',
+		...results.flatMap((r) => [
+			row(r.reading, `${TEAM_AGENTS} agents, one replica`, r.oneReplica),
+			row(r.reading, `${TEAM_AGENTS} agents, three replicas`, r.threeReplicas),
+			row(r.reading, `HTTP with callbacks, signed (${CALLBACK_AGENTS} agents)`, r.signedCallbacks),
+			row(r.reading, `HTTP with callbacks, unsigned (${CALLBACK_AGENTS} agents)`, r.unsignedCallbacks),
+		]),
+		'',
+		`Three replicas' wall against one's: ${results.map((r) => `${(r.threeReplicas.wallMs / r.oneReplica.wallMs).toFixed(2)}× (${r.reading})`).join(', ')}. Jobs made by a call retried once on each replica: ${results.map((r) => `${r.jobsMadeByRetriesAcrossReplicas} (${r.reading})`).join(', ')}.`,
+		'',
+	];
+}
+
+function report(results: McpBenchResult[], date: string, machine: MachineResult[], team: TeamResult[], teamDate: string): string {
 	const rows = results.map(
 		(r) =>
 			`| ${r.reading} | ${r.jobs} | ${r.requestsPerJob.toFixed(2)} | ${(r.longestCallMs / 1000).toFixed(1)} s | ${r.callsMade} | ${r.surfaced429} | ${r.sandbox429} | ${r.jobsPerRetriedCall} | ${(r.wallMs / 1000).toFixed(0)} s |`,
@@ -158,24 +226,47 @@ function report(results: McpBenchResult[], date: string, machine: MachineResult[
 		...rows,
 		'',
 		...machineReport(machine),
+		`Team rows: ${teamDate} UTC.`,
+		'',
+		...teamReport(team),
 	].join('\n');
 }
 
+interface McpBenchFile {
+	date: string;
+	results: McpBenchResult[];
+	machine: MachineResult[];
+	teamDate: string;
+	team: TeamResult[];
+}
+
 async function main(): Promise<void> {
-	const results: McpBenchResult[] = [];
-	const machine: MachineResult[] = [];
-	for (const reading of READINGS) {
-		const result = await onReading(reading);
-		console.log(JSON.stringify(result));
-		results.push(result);
-		const onOneMachine = await onMachine(reading);
-		console.log(JSON.stringify(onOneMachine));
-		machine.push(onOneMachine);
-	}
-	const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+	const only = process.argv.includes('--team') ? 'team' : process.argv.includes('--no-team') ? 'single' : 'all';
 	const dir = join(__dirname, 'results');
-	writeFileSync(join(dir, 'mcp.json'), `${JSON.stringify({ date, results, machine }, null, 2)}\n`);
-	writeFileSync(join(dir, 'mcp.md'), report(results, date, machine));
+	const file = join(dir, 'mcp.json');
+	// A part not run keeps its rows (and their date) from the last run.
+	const last = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<McpBenchFile>) : {};
+	const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+	const out: McpBenchFile = { date: last.date ?? date, results: last.results ?? [], machine: last.machine ?? [], teamDate: last.teamDate ?? date, team: last.team ?? [] };
+	if (only !== 'team') Object.assign(out, { date, results: [], machine: [] });
+	if (only !== 'single') Object.assign(out, { teamDate: date, team: [] });
+	for (const reading of READINGS) {
+		if (only !== 'team') {
+			const result = await onReading(reading);
+			console.log(JSON.stringify(result));
+			out.results.push(result);
+			const onOneMachine = await onMachine(reading);
+			console.log(JSON.stringify(onOneMachine));
+			out.machine.push(onOneMachine);
+		}
+		if (only !== 'single') {
+			const team = await onTeam(reading);
+			console.log(JSON.stringify(team));
+			out.team.push(team);
+		}
+	}
+	writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+	writeFileSync(join(dir, 'mcp.md'), report(out.results, out.date, out.machine, out.team, out.teamDate));
 }
 
 main().then(

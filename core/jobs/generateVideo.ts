@@ -79,6 +79,12 @@ export interface GeneratedJob {
 	replacedJobIds: string[];
 	/** Expected render time, for scheduling the first look. */
 	expectedMs: number;
+	/**
+	 * When this process's own create of the job was answered (host clock), also for a call that
+	 * joined it in flight: where the job's render time counts from. Absent for a job an earlier
+	 * create made (replayed by the service, or looked up from the records), whose start is unknown here.
+	 */
+	answeredAtMs?: number;
 }
 
 /** How many earlier jobs of one input a create makes again, at most, before returning the last. */
@@ -252,13 +258,15 @@ async function createOnce(
 				slot.bind(job.id, now + expectedMs, now + slotHoldMs(expectedMs, estimateMs, watched), watched, idempotencyKey);
 				created = true;
 			}
+			const replayed = response.headers['idempotent-replayed'] === 'true';
 			return {
 				job,
 				request,
 				mode: generationMode(request),
 				idempotencyKey,
-				replayed: response.headers['idempotent-replayed'] === 'true',
+				replayed,
 				expectedMs,
+				...(replayed ? {} : { answeredAtMs: runtime.clock.now() }),
 			};
 		} finally {
 			// A failed or refused create, or a job already finished, holds no place among the running jobs.

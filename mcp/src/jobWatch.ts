@@ -20,7 +20,13 @@ export interface Seen {
 
 /** What the server knows of each job it made or looked at, kept for every process and restart. */
 interface JobsState {
-	jobs: Record<string, { expectedEndAtMs?: number; seen?: Seen; notedAtMs: number; callbackAtMs?: number }>;
+	jobs: Record<string, { expectedEndAtMs?: number; createdAtMs?: number; seen?: Seen; notedAtMs: number; callbackAtMs?: number }>;
+}
+
+/** When a job this server made was created and is expected to end (host clock): where its looks are placed from. */
+export interface JobTimes {
+	createdAtMs: number;
+	expectedEndAtMs: number;
 }
 
 /** How often a replica waiting on a callback reads whether one came, to any replica (a read of the store, no request). */
@@ -71,12 +77,17 @@ export class JobWatches {
 		return (await this.doc(fingerprint).read()).jobs[jobId]?.expectedEndAtMs;
 	}
 
-	/** Notes a job as just seen, and when it is expected to end when that is first learned. */
-	async seen(fingerprint: string, job: JobRecord, expectedEndAtMs?: number): Promise<void> {
+	/** Notes a job as just seen, and when it was created and is expected to end when that is first learned. */
+	async seen(fingerprint: string, job: JobRecord, times?: JobTimes): Promise<void> {
 		await this.doc(fingerprint).change((state) => {
 			pruneOlderThan(state.jobs, (entry) => entry.notedAtMs, this.now(), KEEP_MS);
 			const known = state.jobs[job.id];
-			state.jobs[job.id] = { expectedEndAtMs: known?.expectedEndAtMs ?? expectedEndAtMs, seen: { job, seenAtMs: this.now() }, notedAtMs: known?.notedAtMs ?? this.now() };
+			state.jobs[job.id] = {
+				expectedEndAtMs: known?.expectedEndAtMs ?? times?.expectedEndAtMs,
+				createdAtMs: known?.createdAtMs ?? times?.createdAtMs,
+				seen: { job, seenAtMs: this.now() },
+				notedAtMs: known?.notedAtMs ?? this.now(),
+			};
 		});
 	}
 
@@ -86,7 +97,10 @@ export class JobWatches {
 		return entry && !entry.stopped ? entry.watch : undefined;
 	}
 
-	/** Joins the job's schedule in this process, starting it from what is known when none runs. */
+	/**
+	 * Joins the job's schedule in this process, starting it when none runs: from when the records
+	 * say the job was created and is expected to end, else from what the caller knows of it.
+	 */
 	watch(connection: Connection, job: JobRecord, known: { expectedMs?: number; createdAtMs?: number } = {}): Promise<Watch> {
 		if (isTerminal(job)) return Promise.resolve({ ended: Promise.resolve(job), nextLookAtMs: () => undefined, join: () => ({ leave: () => undefined }) });
 		const running = this.active.get(job.id);
@@ -108,17 +122,19 @@ export class JobWatches {
 		const keep = (seen: JobRecord) => (writing = writing.then(() => this.seen(connection.fingerprint, seen)).catch(() => undefined));
 		let last = job;
 		const listeners = new Set<(job: JobRecord) => void>();
-		const expectedEnd = await this.expectedEndAt(connection.fingerprint, job.id);
-		const expectedMs = known.expectedMs ?? (expectedEnd !== undefined ? Math.max(1_000, expectedEnd - this.now()) : undefined);
+		const { expectedMs, createdAtMs } = await this.scheduleFrom(connection.fingerprint, job.id, known);
 		// With callbacks, the job's end is heard (by any replica) and looked up only once overdue.
-		const heard = connection.callbackUrl === undefined ? Promise.resolve(undefined) : this.untilCallback(connection, job.id, expectedMs ?? expectedRenderSeconds(GENERATE_LIMITS.defaultResolution, GENERATE_LIMITS.defaultDurationSeconds) * 1000, stop.signal, (at) => (nextLookAtMs = at));
+		const heard =
+			connection.callbackUrl === undefined
+				? Promise.resolve(undefined)
+				: this.untilCallback(connection, job.id, { createdAtMs: createdAtMs ?? this.now(), renderMs: expectedMs ?? expectedRenderSeconds(GENERATE_LIMITS.defaultResolution, GENERATE_LIMITS.defaultDurationSeconds) * 1000 }, stop.signal, (at) => (nextLookAtMs = at));
 		const ended = heard
 			.then((end) => end ?? connection.client.waitForJob(job.id, {
 				timeoutMs: WATCH_MS,
 				signal: stop.signal,
 				lookCostShare: LOOK_COST_SHARE,
 				expectedMs,
-				createdAtMs: known.createdAtMs,
+				createdAtMs,
 				onLookScheduled: (at) => (nextLookAtMs = at),
 				onProgress: (seen) => {
 					last = seen;
@@ -163,6 +179,20 @@ export class JobWatches {
 	}
 
 	/**
+	 * Where a job's looks are counted from. A job this server made is counted from its create, as
+	 * noted, whichever call or process starts the schedule: counted from the schedule's start
+	 * instead, the first look of a job picked up late comes early, and the end its progress implies
+	 * comes out seconds away, look after look (the 16-agent bench found jobs looked up 5 times).
+	 */
+	private async scheduleFrom(fingerprint: string, jobId: string, known: { expectedMs?: number; createdAtMs?: number }): Promise<{ expectedMs?: number; createdAtMs?: number }> {
+		const noted = (await this.doc(fingerprint).read()).jobs[jobId];
+		if (noted?.createdAtMs !== undefined && noted.expectedEndAtMs !== undefined) return { createdAtMs: noted.createdAtMs, expectedMs: Math.max(1_000, noted.expectedEndAtMs - noted.createdAtMs) };
+		// Noted by an earlier release, with its expected end alone: what remains of it.
+		if (noted?.expectedEndAtMs !== undefined) return { expectedMs: Math.max(1_000, noted.expectedEndAtMs - this.now()) };
+		return known;
+	}
+
+	/**
 	 * A job of ours whose callback reached a replica (its path names the key): a verified one is its
 	 * end, noted as seen; an unverified one is noted for the watching replica to confirm with one
 	 * lookup. False for a job these records do not know (forged, or another server's): nothing noted.
@@ -183,8 +213,8 @@ export class JobWatches {
 	 * a verified one ends the wait with no request, an unverified one costs one lookup. Undefined
 	 * when overdue or stopped: the look schedule takes over.
 	 */
-	private async untilCallback(connection: Connection, jobId: string, expectedMs: number, signal: AbortSignal, lookDueAt: (atMs: number) => void): Promise<JobRecord | undefined> {
-		const overdueAtMs = this.now() + expectedMs + callbackLateMs(expectedMs);
+	private async untilCallback(connection: Connection, jobId: string, expected: { createdAtMs: number; renderMs: number }, signal: AbortSignal, lookDueAt: (atMs: number) => void): Promise<JobRecord | undefined> {
+		const overdueAtMs = expected.createdAtMs + expected.renderMs + callbackLateMs(expected.renderMs);
 		lookDueAt(overdueAtMs);
 		let confirmedAtMs = 0;
 		while (!signal.aborted && this.now() < overdueAtMs) {

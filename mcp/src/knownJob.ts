@@ -17,10 +17,9 @@ export interface KnownJob {
  */
 export async function knownJob(context: ToolContext, connection: Connection, jobId: string, options: { signal?: AbortSignal; deadlineAtMs?: number }): Promise<KnownJob> {
 	const seen = await context.watches.lastSeen(connection.fingerprint, jobId);
-	const expectedEndAtMs = await context.watches.expectedEndAt(connection.fingerprint, jobId);
-	// Its remaining time when known; else core's estimate counted from the job's creation.
-	const start = (job: JobRecord) =>
-		expectedEndAtMs !== undefined ? { expectedMs: Math.max(1_000, expectedEndAtMs - Date.now()) } : { createdAtMs: Date.parse(job.createdAt ?? '') || undefined, expectedMs: context.settings.expectedRenderSeconds === undefined ? undefined : context.settings.expectedRenderSeconds * 1000 };
+	// For a job the records noted at its create, the schedule counts from that (JobWatches); for
+	// another, from the creation the service reports, with the user's render time or core's estimate.
+	const start = (job: JobRecord) => ({ createdAtMs: Date.parse(job.createdAt ?? '') || undefined, expectedMs: context.settings.expectedRenderSeconds === undefined ? undefined : context.settings.expectedRenderSeconds * 1000 });
 	if (seen) return { job: seen.job, seenAtMs: seen.seenAtMs, ...start(seen.job) };
 	const job = await connection.client.getJob(jobId, options);
 	await context.watches.seen(connection.fingerprint, job).catch(() => undefined);

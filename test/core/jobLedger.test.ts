@@ -115,3 +115,21 @@ describe('the ledger: a run asked again gets its jobs from our own records, on a
 		expect(sandbox.jobs.all.size).toBe(3);
 	});
 });
+
+describe('when a job’s render time counts from', () => {
+	it('a call that joins a create in flight gets the time its answer came, as the sender does; a job from the records has none', async () => {
+		const { time, client } = await coreSandbox({ sandbox: { service: 'spec' } });
+		const ledger = memoryLedger();
+		const input = { prompt: 'A lighthouse at dusk' };
+		// The MCP server once took the joining call for a job picked up late and counted it as half rendered.
+		const [sent, joined] = await time.run(Promise.all([client.generateVideo(input, { idempotencyKey: 'idem_joined', ledger }), client.generateVideo(input, { idempotencyKey: 'idem_joined', ledger })]));
+		expect(sent.replayed).toBe(false);
+		expect(joined).toMatchObject({ replayed: true, job: { id: sent.job.id } });
+		expect(sent.answeredAtMs).toEqual(expect.any(Number));
+		expect(joined.answeredAtMs).toBe(sent.answeredAtMs);
+		await time.advance(10_000);
+		const fromRecords = await time.run(client.generateVideo(input, { idempotencyKey: 'idem_joined', ledger }));
+		expect(fromRecords).toMatchObject({ replayed: true, job: { id: sent.job.id } });
+		expect(fromRecords.answeredAtMs).toBeUndefined();
+	});
+});

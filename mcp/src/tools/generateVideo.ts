@@ -87,7 +87,8 @@ async function generate(context: ToolContext, args: Args, extra: ToolExtra): Pro
 			return await waitWithin(context, connection, extra, {
 				job: created.job,
 				deadlineMs,
-				expectedMs: created.replayed ? created.expectedMs / 2 : created.expectedMs,
+				expectedMs: created.expectedMs,
+				createdAtMs: createdAt(created),
 				retried: created.replayed,
 				requestId: identity.requestId,
 				progress,
@@ -132,9 +133,11 @@ async function createWithin(
 			allowInsecureLoopbackCallback: connection.allowInsecureLoopbackCallback,
 		})
 		.then(async (created) => {
-			// A job picked up again is part way through already: half its time is the better guess.
-			const expectedEndAtMs = Date.now() + (created.replayed ? created.expectedMs / 2 : created.expectedMs);
-			await Promise.all([context.spend.observe(connection.fingerprint, created.job, created.request), context.watches.seen(connection.fingerprint, created.job, expectedEndAtMs)]).catch(() => undefined);
+			const createdAtMs = createdAt(created);
+			await Promise.all([context.spend.observe(connection.fingerprint, created.job, created.request), context.watches.seen(connection.fingerprint, created.job, { createdAtMs, expectedEndAtMs: createdAtMs + created.expectedMs })]).catch(() => undefined);
+			// Its schedule runs from the create on, also when the call's bound came first: the job's end
+			// frees its place among the plan's jobs for the creates waiting, whenever the agent asks again.
+			context.watches.watch(connection, created.job, { expectedMs: created.expectedMs, createdAtMs }).catch(() => undefined);
 			return created;
 		})
 		.catch(async (error: unknown) => {
@@ -155,6 +158,13 @@ async function createWithin(
 		throw error;
 	}
 }
+
+/**
+ * Where the job's render time counts from: its create's answer, when this process sent it (this
+ * call or another that the call joined in flight); a job an earlier create made is part way
+ * through already, and half its time is the better guess.
+ */
+const createdAt = (created: GeneratedJob): number => created.answeredAtMs ?? Date.now() - created.expectedMs / 2;
 
 const sentNothing = (error: unknown): boolean => error instanceof CreateClaimedElsewhere || error instanceof CreateOutcomeUnknownError;
 
