@@ -112,8 +112,11 @@ async function pollUntilEnded(runtime: ApiRuntime, jobId: string, options: WaitF
 	}
 }
 
-/** A finished job says how long it really took: the key's calibration learns from it. */
-function learnRenderTime(runtime: ApiRuntime, job: JobRecord, expectedMs: number): void {
+/**
+ * A finished job says how long it really took: the key's calibration learns from it. Exported for
+ * hosts that hear of a job's end by its callback rather than by this loop's lookup.
+ */
+export function learnRenderTime(runtime: ApiRuntime, job: JobRecord, expectedMs: number): void {
 	// Parsed records hold ISO timestamps (see parseJob).
 	const created = Date.parse(job.createdAt ?? '');
 	const completed = Date.parse(job.completedAt ?? '');

@@ -1,4 +1,4 @@
-import { callbackLateMs, expectedRenderSeconds, GENERATE_LIMITS, isOmniVideoError, isTerminal, jobSeenEnded, type JobRecord } from '../../core';
+import { callbackLateMs, expectedRenderSeconds, GENERATE_LIMITS, isOmniVideoError, isTerminal, jobSeenEnded, learnRenderTime, type JobRecord } from '../../core';
 import { sleep, type Connection } from './connection';
 import { Doc, KEEP_MS, pruneOlderThan } from './state/records';
 import type { StateStore } from './state/store';
@@ -22,7 +22,17 @@ export interface Seen {
 
 /** What the server knows of each job it made or looked at, kept for every process and restart. */
 interface JobsState {
-	jobs: Record<string, { expectedEndAtMs?: number; createdAtMs?: number; seen?: Seen; notedAtMs: number; callbackAtMs?: number }>;
+	jobs: Record<string, JobEntry>;
+}
+
+interface JobEntry {
+	expectedEndAtMs?: number;
+	createdAtMs?: number;
+	seen?: Seen;
+	notedAtMs: number;
+	callbackAtMs?: number;
+	/** The process that looks the job up for everyone, until when, and when its next look is due. */
+	looker?: { by: string; untilMs: number; nextLookAtMs?: number };
 }
 
 /** When a job this server made was created and is expected to end (host clock): where its looks are placed from. */
@@ -31,8 +41,13 @@ export interface JobTimes {
 	expectedEndAtMs: number;
 }
 
-/** How often a replica waiting on a callback reads whether one came, to any replica (a read of the store, no request). */
-const CALLBACK_READ_MS = 250;
+/** How often a process waiting on another's looks, or on a callback to any replica, reads the records (no request). */
+const STORE_READ_MS = 250;
+/**
+ * How long past its next look due a process's hold on a job's looks lasts: past it (the process was
+ * stopped or killed, or its look waits on the plan's windows that long) another process takes over.
+ */
+const LOOKER_GRACE_MS = 15_000;
 
 /** One look schedule for one job in this process: every call about the job waits on it. */
 export interface Watch {
@@ -85,6 +100,7 @@ export class JobWatches {
 			pruneOlderThan(state.jobs, (entry) => entry.notedAtMs, this.now(), KEEP_MS);
 			const known = state.jobs[job.id];
 			state.jobs[job.id] = {
+				...known,
 				expectedEndAtMs: known?.expectedEndAtMs ?? times?.expectedEndAtMs,
 				createdAtMs: known?.createdAtMs ?? times?.createdAtMs,
 				seen: { job, seenAtMs: this.now() },
@@ -125,25 +141,28 @@ export class JobWatches {
 		let last = job;
 		const listeners = new Set<(job: JobRecord) => void>();
 		const { expectedMs, createdAtMs } = await this.scheduleFrom(connection.fingerprint, job.id, known);
-		// With callbacks, the job's end is heard (by any replica) and looked up only once overdue.
-		const heard =
-			connection.callbackUrl === undefined
+		const told = (seen: JobRecord) => {
+			last = seen;
+			for (const listener of listeners) listener(seen);
+		};
+		const look = (lookDueAt: (atMs: number) => void) =>
+			// With callbacks, the job's end is heard (by any replica) and looked up only once overdue.
+			(connection.callbackUrl === undefined
 				? Promise.resolve(undefined)
-				: this.untilCallback(connection, job.id, { createdAtMs: createdAtMs ?? this.now(), renderMs: expectedMs ?? expectedRenderSeconds(GENERATE_LIMITS.defaultResolution, GENERATE_LIMITS.defaultDurationSeconds) * 1000 }, stop.signal, (at) => (nextLookAtMs = at));
-		const ended = heard
-			.then((end) => end ?? connection.client.waitForJob(job.id, {
+				: this.untilCallback(connection, job.id, { createdAtMs: createdAtMs ?? this.now(), renderMs: expectedMs ?? expectedRenderSeconds(GENERATE_LIMITS.defaultResolution, GENERATE_LIMITS.defaultDurationSeconds) * 1000 }, stop.signal, lookDueAt)
+			).then((end) => end ?? connection.client.waitForJob(job.id, {
 				timeoutMs: WATCH_MS,
 				signal: stop.signal,
 				lookCostShare: LOOK_COST_SHARE,
 				expectedMs,
 				createdAtMs,
-				onLookScheduled: (at) => (nextLookAtMs = at),
+				onLookScheduled: lookDueAt,
 				onProgress: (seen) => {
-					last = seen;
 					void keep(seen);
-					for (const listener of listeners) listener(seen);
+					told(seen);
 				},
-			}))
+			}));
+		const ended = this.lookOrFollow(connection, job.id, stop.signal, { look, told, lookDueAt: (at) => (nextLookAtMs = at) })
 			.catch((error: unknown) => {
 				// Failed is an end like done, with the service's reason: no lookup is spent to learn it again.
 				if (isOmniVideoError(error) && error.kind === 'job_failed') {
@@ -181,6 +200,76 @@ export class JobWatches {
 	}
 
 	/**
+	 * One process looks a job up for every process sharing the records (replicas behind a proxy send
+	 * an agent's calls about one job to different ones): the first to claim it holds it for as long
+	 * as its looks are due, noting when the next one is; the others read the records until the job is
+	 * seen ended, and take over when the hold lapses. Records unreadable: this process looks itself.
+	 */
+	private async lookOrFollow(
+		connection: Connection,
+		jobId: string,
+		signal: AbortSignal,
+		how: { look: (lookDueAt: (atMs: number) => void) => Promise<JobRecord>; told: (job: JobRecord) => void; lookDueAt: (atMs: number) => void },
+	): Promise<JobRecord> {
+		const doc = this.doc(connection.fingerprint);
+		const me = this.store.holder;
+		let toldAtMs = 0;
+		for (;;) {
+			const entry = await doc.read().then((state) => state.jobs[jobId], () => undefined);
+			if (entry?.seen && isTerminal(entry.seen.job)) {
+				jobSeenEnded(connection.client.runtime, entry.seen.job);
+				return entry.seen.job;
+			}
+			const held = entry?.looker !== undefined && entry.looker.by !== me && entry.looker.untilMs > this.now();
+			if (!held && (await this.claimLooks(doc, jobId))) return this.lookHolding(doc, jobId, signal, how);
+			if (entry?.looker?.nextLookAtMs !== undefined) how.lookDueAt(entry.looker.nextLookAtMs);
+			if (entry?.seen && entry.seen.seenAtMs > toldAtMs) {
+				toldAtMs = entry.seen.seenAtMs;
+				how.told(entry.seen.job);
+			}
+			await sleep(STORE_READ_MS, signal);
+		}
+	}
+
+	/** Takes the job's looks unless another live process holds them; true also when the records cannot say. */
+	private claimLooks(doc: Doc<JobsState>, jobId: string): Promise<boolean> {
+		const me = this.store.holder;
+		return doc
+			.change((state) => {
+				const entry = state.jobs[jobId];
+				if (!entry) return true;
+				if (entry.looker && entry.looker.by !== me && entry.looker.untilMs > this.now()) return false;
+				entry.looker = { by: me, untilMs: this.now() + LOOKER_GRACE_MS };
+				return true;
+			})
+			.catch(() => true);
+	}
+
+	/** Looks the job up, noting each look due as the hold's new end; gives the hold up when stopped short of the job's end. */
+	private async lookHolding(doc: Doc<JobsState>, jobId: string, signal: AbortSignal, how: { look: (lookDueAt: (atMs: number) => void) => Promise<JobRecord>; lookDueAt: (atMs: number) => void }): Promise<JobRecord> {
+		const me = this.store.holder;
+		const hold = (change: (entry: JobEntry) => void) => doc.change((state) => {
+			const entry = state.jobs[jobId];
+			if (entry?.looker?.by === me) change(entry);
+		});
+		let noted = 0;
+		const lookDueAt = (atMs: number) => {
+			how.lookDueAt(atMs);
+			// A write when the look due moves, not at each read of the records while a callback is awaited.
+			if (Math.abs(atMs - noted) < 1_000) return;
+			noted = atMs;
+			hold((entry) => (entry.looker = { by: me, untilMs: atMs + LOOKER_GRACE_MS, nextLookAtMs: atMs })).catch(() => undefined);
+		};
+		try {
+			return await how.look(lookDueAt);
+		} catch (error) {
+			// Stopped or given up, another process may look now; failed, the outcome is written next.
+			if (!(isOmniVideoError(error) && error.kind === 'job_failed')) hold((entry) => delete entry.looker).catch(() => undefined);
+			throw error;
+		}
+	}
+
+	/**
 	 * Where a job's looks are counted from. A job this server made is counted from its create, as
 	 * noted, whichever call or process starts the schedule: counted from the schedule's start
 	 * instead, the first look of a job picked up late comes early, and the end its progress implies
@@ -211,27 +300,37 @@ export class JobWatches {
 	}
 
 	/**
-	 * Waits for the job's callback until it is overdue (half its render time past its expected end):
-	 * a verified one ends the wait with no request, an unverified one costs one lookup. Undefined
-	 * when overdue or stopped: the look schedule takes over.
+	 * Waits for the job's callback until it is overdue (half its render time past its expected end,
+	 * the render time as the key's ended jobs have taught it): a verified one ends the wait with no
+	 * request, an unverified one costs one lookup. Undefined when overdue or stopped: the look
+	 * schedule takes over.
 	 */
 	private async untilCallback(connection: Connection, jobId: string, expected: { createdAtMs: number; renderMs: number }, signal: AbortSignal, lookDueAt: (atMs: number) => void): Promise<JobRecord | undefined> {
-		const overdueAtMs = expected.createdAtMs + expected.renderMs + callbackLateMs(expected.renderMs);
-		lookDueAt(overdueAtMs);
+		const { runtime } = connection.client;
+		// Core's estimate is the low end of the 30-90 s a size may take: measured at real speed, 4 of 10
+		// jobs whose signed callbacks came were looked up as overdue before the key's times were learned from.
+		const overdueAtMs = () => {
+			const renderMs = runtime.calibration.calibrated(expected.renderMs);
+			return expected.createdAtMs + renderMs + callbackLateMs(renderMs);
+		};
+		const ended = (job: JobRecord) => {
+			// Heard, not looked up: the plan's place the job held is free now, for this process and the others.
+			jobSeenEnded(runtime, job);
+			// A failure may come at any time: only a video says how long a render takes.
+			if (job.status === 'done') learnRenderTime(runtime, job, expected.renderMs);
+			return job;
+		};
 		let confirmedAtMs = 0;
-		while (!signal.aborted && this.now() < overdueAtMs) {
+		while (!signal.aborted && this.now() < overdueAtMs()) {
+			lookDueAt(overdueAtMs());
 			const entry = (await this.doc(connection.fingerprint).read()).jobs[jobId];
-			if (entry?.seen && isTerminal(entry.seen.job)) {
-				// Heard, not looked up: the plan's place the job held is free now, for this process and the others.
-				jobSeenEnded(connection.client.runtime, entry.seen.job);
-				return entry.seen.job;
-			}
+			if (entry?.seen && isTerminal(entry.seen.job)) return ended(entry.seen.job);
 			if (entry?.callbackAtMs !== undefined && entry.callbackAtMs > confirmedAtMs) {
 				confirmedAtMs = entry.callbackAtMs;
 				const job = await connection.client.getJob(jobId, { signal });
-				if (isTerminal(job)) return job;
+				if (isTerminal(job)) return ended(job);
 			}
-			await sleep(CALLBACK_READ_MS, signal).catch(() => undefined);
+			await sleep(STORE_READ_MS, signal).catch(() => undefined);
 		}
 		return undefined;
 	}
