@@ -48,6 +48,8 @@ const STORE_READ_MS = 250;
  * stopped or killed, or its look waits on the plan's windows that long) another process takes over.
  */
 const LOOKER_GRACE_MS = 15_000;
+/** How often a process waiting on another's looks asks whether that one still runs. */
+const ALIVE_ASK_MS = 2_000;
 
 /** One look schedule for one job in this process: every call about the job waits on it. */
 export interface Watch {
@@ -214,14 +216,21 @@ export class JobWatches {
 		const doc = this.doc(connection.fingerprint);
 		const me = this.store.holder;
 		let toldAtMs = 0;
+		let askedAliveAtMs = 0;
 		for (;;) {
 			const entry = await doc.read().then((state) => state.jobs[jobId], () => undefined);
 			if (entry?.seen && isTerminal(entry.seen.job)) {
 				jobSeenEnded(connection.client.runtime, entry.seen.job);
 				return entry.seen.job;
 			}
-			const held = entry?.looker !== undefined && entry.looker.by !== me && entry.looker.untilMs > this.now();
-			if (!held && (await this.claimLooks(doc, jobId))) return this.lookHolding(doc, jobId, signal, how);
+			const holder = entry?.looker && entry.looker.by !== me && entry.looker.untilMs > this.now() ? entry.looker.by : undefined;
+			// A holder killed (a replica's crash) is not waited out to its hold's end: asked every few seconds.
+			let gone: string | undefined;
+			if (holder !== undefined && this.now() - askedAliveAtMs >= ALIVE_ASK_MS) {
+				askedAliveAtMs = this.now();
+				if (!(await this.store.alive(holder).catch(() => true))) gone = holder;
+			}
+			if ((holder === undefined || gone !== undefined) && (await this.claimLooks(doc, jobId, gone))) return this.lookHolding(doc, jobId, signal, how);
 			if (entry?.looker?.nextLookAtMs !== undefined) how.lookDueAt(entry.looker.nextLookAtMs);
 			if (entry?.seen && entry.seen.seenAtMs > toldAtMs) {
 				toldAtMs = entry.seen.seenAtMs;
@@ -231,14 +240,14 @@ export class JobWatches {
 		}
 	}
 
-	/** Takes the job's looks unless another live process holds them; true also when the records cannot say. */
-	private claimLooks(doc: Doc<JobsState>, jobId: string): Promise<boolean> {
+	/** Takes the job's looks unless another process (not `gone`) holds them; true also when the records cannot say. */
+	private claimLooks(doc: Doc<JobsState>, jobId: string, gone?: string): Promise<boolean> {
 		const me = this.store.holder;
 		return doc
 			.change((state) => {
 				const entry = state.jobs[jobId];
 				if (!entry) return true;
-				if (entry.looker && entry.looker.by !== me && entry.looker.untilMs > this.now()) return false;
+				if (entry.looker && entry.looker.by !== me && entry.looker.by !== gone && entry.looker.untilMs > this.now()) return false;
 				entry.looker = { by: me, untilMs: this.now() + LOOKER_GRACE_MS };
 				return true;
 			})
