@@ -187,13 +187,13 @@ async function onTeam(reading: Reading): Promise<TeamResult> {
 	return { reading, oneReplica, threeReplicas, jobsMadeByRetriesAcrossReplicas, signedCallbacks, unsignedCallbacks };
 }
 
-function teamReport(results: TeamResult[]): string[] {
+function teamReport(results: TeamResult[], date: string): string[] {
 	const row = (reading: Reading, layout: string, r: AgentsRun | undefined) =>
 		r ? `| ${reading} | ${layout} | ${r.jobs} | ${r.requestsPerJob.toFixed(2)} | ${r.requests} | ${r.answered429} | ${r.surfaced429} | ${(r.longestCallMs / 1000).toFixed(1)} s | ${(r.wallMs / 1000).toFixed(0)} s |` : `| ${reading} | ${layout} | not on this reading: the service signs no callback | | | | | | |`;
 	return [
 		'## A team: replicas on one Redis behind a proxy',
 		'',
-		`Streamable HTTP replicas with their records in one Redis (Debian's redis-server), behind a round-robin proxy without sticky sessions; the SDK client over HTTP with the Pro key as its bearer header; each agent follows \`nextStep\` after its \`afterSeconds\` until done (720P, 4 s). ${TEAM_AGENTS} agents on one replica and on three ran side by side, each on a sandbox, Redis and key of its own. With callbacks, ${CALLBACK_AGENTS} agents over three replicas, \`--public-url\` the proxy's.`,
+		`${date} UTC. Streamable HTTP replicas with their records in one Redis (Debian's redis-server), behind a round-robin proxy without sticky sessions; the SDK client over HTTP with the Pro key as its bearer header; each agent follows \`nextStep\` after its \`afterSeconds\` until done (720P, 4 s). ${TEAM_AGENTS} agents on one replica and on three ran side by side, each on a sandbox, Redis and key of its own. With callbacks, ${CALLBACK_AGENTS} agents over three replicas, \`--public-url\` the proxy's.`,
 		'',
 		'| Reading | Layout | Jobs | Requests a job | Requests | 429s the service answered | 429s an agent saw | Longest call | Wall |',
 		'|---|---|---|---|---|---|---|---|---|',
@@ -226,9 +226,7 @@ function report(results: McpBenchResult[], date: string, machine: MachineResult[
 		...rows,
 		'',
 		...machineReport(machine),
-		`Team rows: ${teamDate} UTC.`,
-		'',
-		...teamReport(team),
+		...teamReport(team, teamDate),
 	].join('\n');
 }
 
