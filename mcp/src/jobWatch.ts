@@ -1,5 +1,6 @@
 import { callbackLateMs, expectedRenderSeconds, GENERATE_LIMITS, isOmniVideoError, isTerminal, jobSeenEnded, learnRenderTime, type JobRecord } from '../../core';
 import { sleep, type Connection } from './connection';
+import { lookOrFollow, type HeldJob } from './lookHold';
 import { Doc, KEEP_MS, pruneOlderThan } from './state/records';
 import type { StateStore } from './state/store';
 
@@ -25,14 +26,12 @@ interface JobsState {
 	jobs: Record<string, JobEntry>;
 }
 
-interface JobEntry {
+interface JobEntry extends HeldJob {
 	expectedEndAtMs?: number;
 	createdAtMs?: number;
 	seen?: Seen;
 	notedAtMs: number;
 	callbackAtMs?: number;
-	/** The process that looks the job up for everyone, until when, and when its next look is due. */
-	looker?: { by: string; untilMs: number; nextLookAtMs?: number };
 }
 
 /** When a job this server made was created and is expected to end (host clock): where its looks are placed from. */
@@ -41,15 +40,8 @@ export interface JobTimes {
 	expectedEndAtMs: number;
 }
 
-/** How often a process waiting on another's looks, or on a callback to any replica, reads the records (no request). */
-const STORE_READ_MS = 250;
-/**
- * How long past its next look due a process's hold on a job's looks lasts: past it (the process was
- * stopped or killed, or its look waits on the plan's windows that long) another process takes over.
- */
-const LOOKER_GRACE_MS = 15_000;
-/** How often a process waiting on another's looks asks whether that one still runs. */
-const ALIVE_ASK_MS = 2_000;
+/** How often a replica waiting on a callback reads whether one came, to any replica (a read of the store, no request). */
+const CALLBACK_READ_MS = 250;
 
 /** One look schedule for one job in this process: every call about the job waits on it. */
 export interface Watch {
@@ -164,7 +156,15 @@ export class JobWatches {
 					told(seen);
 				},
 			}));
-		const ended = this.lookOrFollow(connection, job.id, stop.signal, { look, told, lookDueAt: (at) => (nextLookAtMs = at) })
+		const doc = this.doc(connection.fingerprint);
+		const record = { read: () => doc.read().then((state) => state.jobs[job.id]), change: <R>(step: (held: HeldJob | undefined) => R) => doc.change((state) => step(state.jobs[job.id])) };
+		const ended = lookOrFollow(record, this.store, this.now, stop.signal, {
+			look,
+			told,
+			lookDueAt: (at) => (nextLookAtMs = at),
+			// Seen ended by another process: the plan's place the job held is free for this one too.
+			ended: (end) => jobSeenEnded(connection.client.runtime, end),
+		})
 			.catch((error: unknown) => {
 				// Failed is an end like done, with the service's reason: no lookup is spent to learn it again.
 				if (isOmniVideoError(error) && error.kind === 'job_failed') {
@@ -199,83 +199,6 @@ export class JobWatches {
 			},
 		};
 		return watch;
-	}
-
-	/**
-	 * One process looks a job up for every process sharing the records (replicas behind a proxy send
-	 * an agent's calls about one job to different ones): the first to claim it holds it for as long
-	 * as its looks are due, noting when the next one is; the others read the records until the job is
-	 * seen ended, and take over when the hold lapses. Records unreadable: this process looks itself.
-	 */
-	private async lookOrFollow(
-		connection: Connection,
-		jobId: string,
-		signal: AbortSignal,
-		how: { look: (lookDueAt: (atMs: number) => void) => Promise<JobRecord>; told: (job: JobRecord) => void; lookDueAt: (atMs: number) => void },
-	): Promise<JobRecord> {
-		const doc = this.doc(connection.fingerprint);
-		const me = this.store.holder;
-		let toldAtMs = 0;
-		let askedAliveAtMs = 0;
-		for (;;) {
-			const entry = await doc.read().then((state) => state.jobs[jobId], () => undefined);
-			if (entry?.seen && isTerminal(entry.seen.job)) {
-				jobSeenEnded(connection.client.runtime, entry.seen.job);
-				return entry.seen.job;
-			}
-			const holder = entry?.looker && entry.looker.by !== me && entry.looker.untilMs > this.now() ? entry.looker.by : undefined;
-			// A holder killed (a replica's crash) is not waited out to its hold's end: asked every few seconds.
-			let gone: string | undefined;
-			if (holder !== undefined && this.now() - askedAliveAtMs >= ALIVE_ASK_MS) {
-				askedAliveAtMs = this.now();
-				if (!(await this.store.alive(holder).catch(() => true))) gone = holder;
-			}
-			if ((holder === undefined || gone !== undefined) && (await this.claimLooks(doc, jobId, gone))) return this.lookHolding(doc, jobId, signal, how);
-			if (entry?.looker?.nextLookAtMs !== undefined) how.lookDueAt(entry.looker.nextLookAtMs);
-			if (entry?.seen && entry.seen.seenAtMs > toldAtMs) {
-				toldAtMs = entry.seen.seenAtMs;
-				how.told(entry.seen.job);
-			}
-			await sleep(STORE_READ_MS, signal);
-		}
-	}
-
-	/** Takes the job's looks unless another process (not `gone`) holds them; true also when the records cannot say. */
-	private claimLooks(doc: Doc<JobsState>, jobId: string, gone?: string): Promise<boolean> {
-		const me = this.store.holder;
-		return doc
-			.change((state) => {
-				const entry = state.jobs[jobId];
-				if (!entry) return true;
-				if (entry.looker && entry.looker.by !== me && entry.looker.by !== gone && entry.looker.untilMs > this.now()) return false;
-				entry.looker = { by: me, untilMs: this.now() + LOOKER_GRACE_MS };
-				return true;
-			})
-			.catch(() => true);
-	}
-
-	/** Looks the job up, noting each look due as the hold's new end; gives the hold up when stopped short of the job's end. */
-	private async lookHolding(doc: Doc<JobsState>, jobId: string, signal: AbortSignal, how: { look: (lookDueAt: (atMs: number) => void) => Promise<JobRecord>; lookDueAt: (atMs: number) => void }): Promise<JobRecord> {
-		const me = this.store.holder;
-		const hold = (change: (entry: JobEntry) => void) => doc.change((state) => {
-			const entry = state.jobs[jobId];
-			if (entry?.looker?.by === me) change(entry);
-		});
-		let noted = 0;
-		const lookDueAt = (atMs: number) => {
-			how.lookDueAt(atMs);
-			// A write when the look due moves, not at each read of the records while a callback is awaited.
-			if (Math.abs(atMs - noted) < 1_000) return;
-			noted = atMs;
-			hold((entry) => (entry.looker = { by: me, untilMs: atMs + LOOKER_GRACE_MS, nextLookAtMs: atMs })).catch(() => undefined);
-		};
-		try {
-			return await how.look(lookDueAt);
-		} catch (error) {
-			// Stopped or given up, another process may look now; failed, the outcome is written next.
-			if (!(isOmniVideoError(error) && error.kind === 'job_failed')) hold((entry) => delete entry.looker).catch(() => undefined);
-			throw error;
-		}
 	}
 
 	/**
@@ -339,7 +262,7 @@ export class JobWatches {
 				const job = await connection.client.getJob(jobId, { signal });
 				if (isTerminal(job)) return ended(job);
 			}
-			await sleep(STORE_READ_MS, signal).catch(() => undefined);
+			await sleep(CALLBACK_READ_MS, signal).catch(() => undefined);
 		}
 		return undefined;
 	}
