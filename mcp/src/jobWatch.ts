@@ -26,10 +26,10 @@ interface JobsState {
 	jobs: Record<string, JobEntry>;
 }
 
+/** A job's record: when it was made and is expected to end, what was last seen of it (HeldJob's `seen`), and who looks it up. */
 interface JobEntry extends HeldJob {
 	expectedEndAtMs?: number;
 	createdAtMs?: number;
-	seen?: Seen;
 	notedAtMs: number;
 	callbackAtMs?: number;
 }

@@ -71,60 +71,54 @@ function asProcess(store: StateStore, holder: string, gone: string[] = []): Stat
  * bench at real speed).
  */
 describe.each(READINGS)('two processes waiting on one job, --service %s', (reading) => {
+	let sandbox: Awaited<ReturnType<typeof sandboxFor>> | undefined;
+	afterEach(async () => {
+		await sandbox?.close();
+		sandbox = undefined;
+	});
 	const start = async () => {
 		// 720P at 4 s renders in 34.8 s of the sandbox's (3.5 s here), the same every time: one look at 6 s finds it done.
-		const sandbox = await sandboxFor(reading, { renderTimes: { seed: 1, spread: 0 } });
+		sandbox = await sandboxFor(reading, { renderTimes: { seed: 1, spread: 0 } });
 		const shared = new MemoryStore();
 		const [first, second] = [inProcessContext(sandbox, asProcess(shared, 'replica-1')), inProcessContext(sandbox, asProcess(shared, 'replica-2', ['replica-killed']))];
 		const connection = first.connect(NO_AUTH);
 		const { job } = await connection.client.generateVideo({ prompt: 'A fox in the fern', resolution: '720P', duration: 4 });
 		await first.watches.seen(connection.fingerprint, job, { createdAtMs: Date.now(), expectedEndAtMs: Date.now() + 6_000 });
-		const lookups = () => sandbox.journal.filter((entry) => entry.path === `/api/v1/jobs/${job.id}`).length;
-		return { sandbox, shared, first, second, job, lookups };
+		const journal = sandbox.journal;
+		const lookups = () => journal.filter((entry) => entry.path === `/api/v1/jobs/${job.id}`).length;
+		return { shared, first, second, job, lookups };
 	};
 
 	it('one of them looks the job up; the other hears its end from the records', async () => {
-		const { sandbox, first, second, job, lookups } = await start();
-		try {
-			const [a, b] = await Promise.all([first.watches.watch(first.connect(NO_AUTH), job), second.watches.watch(second.connect(NO_AUTH), job)]);
-			a.join(() => undefined);
-			b.join(() => undefined);
-			const ends = await Promise.all([a.ended, b.ended]);
-			expect(ends.map((end) => end.status)).toEqual(['done', 'done']);
-			expect(lookups()).toBe(1);
-		} finally {
-			await sandbox.close();
-		}
+		const { first, second, job, lookups } = await start();
+		const [a, b] = await Promise.all([first.watches.watch(first.connect(NO_AUTH), job), second.watches.watch(second.connect(NO_AUTH), job)]);
+		a.join(() => undefined);
+		b.join(() => undefined);
+		const ends = await Promise.all([a.ended, b.ended]);
+		expect(ends.map((end) => end.status)).toEqual(['done', 'done']);
+		expect(lookups()).toBe(1);
 	});
 
 	it('the one looking stops (its only call cancelled): the other takes the looks over', async () => {
-		const { sandbox, first, second, job, lookups } = await start();
-		try {
-			const a = await first.watches.watch(first.connect(NO_AUTH), job);
-			const b = await second.watches.watch(second.connect(NO_AUTH), job);
-			b.join(() => undefined);
-			a.join(() => undefined).leave(true);
-			a.ended.catch(() => undefined);
-			await expect(b.ended).resolves.toMatchObject({ id: job.id, status: 'done' });
-			expect(lookups()).toBe(1);
-		} finally {
-			await sandbox.close();
-		}
+		const { first, second, job, lookups } = await start();
+		const a = await first.watches.watch(first.connect(NO_AUTH), job);
+		const b = await second.watches.watch(second.connect(NO_AUTH), job);
+		b.join(() => undefined);
+		a.join(() => undefined).leave(true);
+		a.ended.catch(() => undefined);
+		await expect(b.ended).resolves.toMatchObject({ id: job.id, status: 'done' });
+		expect(lookups()).toBe(1);
 	});
 
 	it('the one looking was killed: the other takes the looks over at once, not when its hold would lapse', async () => {
-		const { sandbox, shared, second, job, lookups } = await start();
-		try {
-			// A replica killed while it held the job's looks, its next look a minute away.
-			await shared.transact('jobs-' + second.connect(NO_AUTH).fingerprint, () => ({ jobs: {} as Record<string, { looker?: unknown }> }), (state) => {
-				state.jobs[job.id].looker = { by: 'replica-killed', untilMs: Date.now() + 120_000, nextLookAtMs: Date.now() + 105_000 };
-			});
-			const b = await second.watches.watch(second.connect(NO_AUTH), job);
-			b.join(() => undefined);
-			await expect(b.ended).resolves.toMatchObject({ id: job.id, status: 'done' });
-			expect(lookups()).toBe(1);
-		} finally {
-			await sandbox.close();
-		}
+		const { shared, second, job, lookups } = await start();
+		// A replica killed while it held the job's looks, its next look a minute away.
+		await shared.transact('jobs-' + second.connect(NO_AUTH).fingerprint, () => ({ jobs: {} as Record<string, { looker?: unknown }> }), (state) => {
+			state.jobs[job.id].looker = { by: 'replica-killed', untilMs: Date.now() + 120_000, nextLookAtMs: Date.now() + 105_000 };
+		});
+		const b = await second.watches.watch(second.connect(NO_AUTH), job);
+		b.join(() => undefined);
+		await expect(b.ended).resolves.toMatchObject({ id: job.id, status: 'done' });
+		expect(lookups()).toBe(1);
 	});
 });

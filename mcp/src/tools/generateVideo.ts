@@ -87,8 +87,6 @@ async function generate(context: ToolContext, args: Args, extra: ToolExtra): Pro
 			return await waitWithin(context, connection, extra, {
 				job: created.job,
 				deadlineMs,
-				expectedMs: created.expectedMs,
-				createdAtMs: createdAt(created),
 				retried: created.replayed,
 				requestId: identity.requestId,
 				progress,
