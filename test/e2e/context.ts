@@ -13,6 +13,11 @@ export interface Context {
 	n8n: N8nServer;
 	/** Where production webhooks are sent (main, or the webhook processor in queue mode). */
 	webhookUrl: string;
+	/**
+	 * In queue mode, each webhook process's own address behind the balancer: a webhook is live once
+	 * every one of them has it (each learns of an activation on its own).
+	 */
+	webhookProcesses?: string[];
 	sandbox: Sandbox;
 	/** A second key of the Pro account, for jobs the scenarios create themselves (its own rate window). */
 	directKey: string;
@@ -73,18 +78,22 @@ function webhookPaths(workflow: WorkflowJson): string[] {
  * n8n for the path's methods without starting an execution: answered 204 once the path is registered.
  */
 async function webhooksLive(context: Context, workflow: WorkflowJson): Promise<void> {
-	for (const path of webhookPaths(workflow)) {
-		await waitUntil(
-			`webhook ${path} registered`,
-			async () => {
-				const response = await fetch(`${context.webhookUrl}/webhook/${path}`, { method: 'OPTIONS', headers: { origin: context.webhookUrl, 'access-control-request-method': 'POST' } });
-				await response.arrayBuffer();
-				// Unregistered: 404 without the method asked for, 500 with it (2.41); registered: 204.
-				return response.ok;
-			},
-			30_000,
-			100,
-		);
+	// Asked of each webhook process, not the balancer: one that answered through it said nothing of
+	// the other, which refused the check's POST a moment later (404 "not registered", seen in queue mode).
+	for (const base of context.webhookProcesses ?? [context.webhookUrl]) {
+		for (const path of webhookPaths(workflow)) {
+			await waitUntil(
+				`webhook ${path} registered at ${base}`,
+				async () => {
+					const response = await fetch(`${base}/webhook/${path}`, { method: 'OPTIONS', headers: { origin: context.webhookUrl, 'access-control-request-method': 'POST' } });
+					await response.arrayBuffer();
+					// Unregistered: 404 without the method asked for, 500 with it (2.41); registered: 204.
+					return response.ok;
+				},
+				30_000,
+				100,
+			);
+		}
 	}
 }
 

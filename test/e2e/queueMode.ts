@@ -87,7 +87,8 @@ export async function runQueueMode(
 			check(resumedBy === other, `execution ${executionId} was not resumed by ${other}`);
 			return `parked on worker-${parkedOn + 1} (then stopped), resumed on ${other}; ${evidence}`;
 		});
-		// issue 51: the pipeline template with every process restarted while its first batch is parked.
+		// issue 51: the pipeline template with every process restarted while its first batch is parked
+		// (each worker and webhook process in a fresh folder of its own: scaledLayout.ts says why).
 		await runCheck(label, 'queue-pipeline-each-row-once', () => pipelineEachRowOnce(context, 'queue-pipeline', () => layout.restart('after-pipeline')));
 		// n8n 3.0 runs manual executions only on workers; the layout offloads them already.
 		await runCheck(label, 'queue-manual-run-on-a-worker', async () => {

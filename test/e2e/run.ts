@@ -14,7 +14,7 @@
  *   E2E_ONLY=name,name                (or --only=…)                    only these scenarios
  *   E2E_QUEUE=0 / E2E_BROWSER=0       (or --no-queue, --no-browser)    skip queue mode / the browser check
  *   E2E_KNOWN_FAILING=name,name       failures of these are reported as expected, not fatal
- *   E2E_SKIP=name,name                these are not run (a known failure too slow for every CI run)
+ *   E2E_SKIP=name,name                these are not run (a check another CI step runs)
  *   E2E_SPEED=1                       (or --speed=1) the sandbox's speed in the one-process
  *                                     scenarios (default 10, environment.ts); 1 is real speed, where
  *                                     docs/benchmarks.md's headline figures come from

@@ -6,7 +6,10 @@
  * `/webhook-waiting/` and the form paths; everything else goes to main. The webhook URL
  * (N8N_WEBHOOK_URL, WEBHOOK_URL before 2.x) on every process is the proxy's address, so every
  * resume URL n8n hands out goes through it. Manual executions run on the workers (n8n 3.0's only way).
+ * As in the chart, only main keeps its n8n folder: each worker and webhook process starts in a
+ * fresh one of its own (a new pod: the image's files, here our package, and nothing else).
  */
+import { cp, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDir, webhookUrlEnv } from './cache';
 import type { Context } from './context';
@@ -80,9 +83,22 @@ export async function startScaledLayout(version: string, tarball: string): Promi
 		const environment = await startEnvironment({ version, tarball, userFolder: folder, n8nEnv: settings, n8nPort: mainPort });
 		stops.push(() => environment.stop());
 		const { n8n } = environment;
+		/**
+		 * A fresh n8n folder for the process `name`, holding only the installed package, as a pod
+		 * started from an image with the node in it. Not the main's: a worker that starts with the
+		 * event log its previous run wrote there (a folder kept or shared) marks every execution it
+		 * had parked as crashed (n8n's log recovery in queue mode; docs/n8n.md, queue mode).
+		 */
+		const podFolder = async (name: string): Promise<Record<string, string>> => {
+			const podHome = join(folder, 'pods', name);
+			await rm(podHome, { recursive: true, force: true });
+			await mkdir(join(podHome, '.n8n'), { recursive: true });
+			await cp(join(folder, '.n8n', 'nodes'), join(podHome, '.n8n', 'nodes'), { recursive: true });
+			return { N8N_USER_FOLDER: podHome };
+		};
 		const workers: Service[] = [];
 		const startWorker = async (name: string) => {
-			const worker = n8n.spawn(name, ['worker', '--concurrency=10'], { N8N_RUNNERS_BROKER_PORT: String(await freePort()), QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(await freePort()), N8N_PORT: String(await freePort()) });
+			const worker = n8n.spawn(name, ['worker', '--concurrency=10'], { ...(await podFolder(name)), N8N_RUNNERS_BROKER_PORT: String(await freePort()), QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(await freePort()), N8N_PORT: String(await freePort()) });
 			await waitUntil(`${name} ready`, async () => /started|ready|Worker/i.test(worker.tail()) && worker.child.exitCode === null, 120_000, 500);
 			return worker;
 		};
@@ -92,7 +108,7 @@ export async function startScaledLayout(version: string, tarball: string): Promi
 		workers.push(await startWorker(WORKERS[0]), await startWorker(WORKERS[1]));
 		const startWebhooks = async (suffix = '') => {
 			for (const [i, name] of WEBHOOK_PROCESSES.entries()) {
-				const webhook = n8n.spawn(`${name}${suffix}`, ['webhook'], { N8N_PORT: String(webhookPorts[i]), N8N_RUNNERS_BROKER_PORT: String(await freePort()) });
+				const webhook = n8n.spawn(`${name}${suffix}`, ['webhook'], { ...(await podFolder(`${name}${suffix}`)), N8N_PORT: String(webhookPorts[i]), N8N_RUNNERS_BROKER_PORT: String(await freePort()) });
 				await waitUntil(`${name}`, async () => {
 					if (webhook.child.exitCode !== null) throw new Error(webhook.tail());
 					return (await fetch(`http://127.0.0.1:${webhookPorts[i]}/healthz`)).ok;
@@ -102,7 +118,7 @@ export async function startScaledLayout(version: string, tarball: string): Promi
 		await startWebhooks();
 		const workerNames = [...WORKERS];
 		return {
-			context: { ...environment.context, webhookUrl: proxy.url },
+			context: { ...environment.context, webhookUrl: proxy.url, webhookProcesses: webhookPorts.map((port) => `http://127.0.0.1:${port}`) },
 			environment,
 			proxy,
 			userFolder: n8n.userFolder,
