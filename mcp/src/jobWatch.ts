@@ -1,6 +1,6 @@
 import { callbackLateMs, expectedRenderSeconds, GENERATE_LIMITS, isOmniVideoError, isTerminal, jobSeenEnded, learnRenderTime, type JobRecord } from '../../core';
 import { sleep, type Connection } from './connection';
-import { lookOrFollow, type HeldJob } from './lookHold';
+import { lookOrFollow, RECORDS_READ_MS, type HeldJob, type Seen } from './lookHold';
 import { Doc, KEEP_MS, pruneOlderThan } from './state/records';
 import type { StateStore } from './state/store';
 
@@ -14,12 +14,6 @@ const WATCH_MS = 15 * 60_000;
  * longer (bench/results/mcp.md).
  */
 const LOOK_COST_SHARE = 0.5;
-
-/** A job as last seen, and when: what a call answers from instead of asking the service again. */
-export interface Seen {
-	job: JobRecord;
-	seenAtMs: number;
-}
 
 /** What the server knows of each job it made or looked at, kept for every process and restart. */
 interface JobsState {
@@ -40,8 +34,6 @@ export interface JobTimes {
 	expectedEndAtMs: number;
 }
 
-/** How often a replica waiting on a callback reads whether one came, to any replica (a read of the store, no request). */
-const CALLBACK_READ_MS = 250;
 
 /** One look schedule for one job in this process: every call about the job waits on it. */
 export interface Watch {
@@ -262,7 +254,7 @@ export class JobWatches {
 				const job = await connection.client.getJob(jobId, { signal });
 				if (isTerminal(job)) return ended(job);
 			}
-			await sleep(CALLBACK_READ_MS, signal).catch(() => undefined);
+			await sleep(RECORDS_READ_MS, signal).catch(() => undefined);
 		}
 		return undefined;
 	}

@@ -2,8 +2,8 @@ import { isOmniVideoError, isTerminal, type JobRecord } from '../../core';
 import { sleep } from './connection';
 import type { StateStore } from './state/store';
 
-/** How often a process waiting on another's looks reads the records (no request). */
-const READ_MS = 250;
+/** How often a process waiting on another's looks, or on a callback to any replica, reads the records (no request). */
+export const RECORDS_READ_MS = 250;
 /**
  * How long past its next look due a process's hold on a job's looks lasts: past it (the process was
  * stopped, or its look waits on the plan's windows that long) another process takes over.
@@ -12,9 +12,15 @@ const GRACE_MS = 15_000;
 /** How often a process waiting on another's looks asks whether that one still runs. */
 const ALIVE_ASK_MS = 2_000;
 
+/** A job as last seen, and when: what a call answers from instead of asking the service again. */
+export interface Seen {
+	job: JobRecord;
+	seenAtMs: number;
+}
+
 /** A job's entry in the shared records, as far as the hold on its looks reads and writes it. */
 export interface HeldJob {
-	seen?: { job: JobRecord; seenAtMs: number };
+	seen?: Seen;
 	/** The process that looks the job up for everyone, until when, and when its next look is due. */
 	looker?: { by: string; untilMs: number; nextLookAtMs?: number };
 }
@@ -66,7 +72,7 @@ export async function lookOrFollow(record: HeldJobRecord, store: Pick<StateStore
 			toldAtMs = held.seen.seenAtMs;
 			plan.told(held.seen.job);
 		}
-		await sleep(READ_MS, signal);
+		await sleep(RECORDS_READ_MS, signal);
 	}
 }
 
