@@ -125,6 +125,11 @@ describe('sandbox callbacks', () => {
 	});
 
 	it('delivers a held-back callback after a later job’s (callback-out-of-order)', async () => {
+		// Its own sandbox at 100×: the later job's callback leads the held-back one by at least 60
+		// virtual seconds (renders 30–90 s, held back 120 s), 30 ms at the suite's 2,000×: less than a
+		// loaded machine once took between the two creates (CI, 2026-12-05). 0.6 s here.
+		const slower = await startSandbox({ port: 0, speed: 100, insecureCallbacks: true });
+		const http = new CheckedHttp(slower.url, slower.keys.premium);
 		const receiver = await startReceiver([200]);
 		try {
 			const first = await http.generate({ prompt: 'first [sandbox:callback-out-of-order]', resolution: '720P', duration: 4, callbackUrl: receiver.url });
@@ -133,6 +138,7 @@ describe('sandbox callbacks', () => {
 			expect(deliveries.map((d) => JSON.parse(d.body).id)).toEqual([(second.body as { id: string }).id, (first.body as { id: string }).id]);
 		} finally {
 			await receiver.close();
+			await slower.close();
 		}
 	});
 });
