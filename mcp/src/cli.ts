@@ -1,4 +1,4 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createToolContext } from './context';
 import { startHttpServer } from './httpServer';
 import { createServer } from './server';
@@ -38,7 +38,8 @@ async function main(): Promise<void> {
 		process.once('SIGTERM', stop);
 		return;
 	}
-	await createServer(context).connect(new StdioServerTransport());
+	// 2026-07-28 clients and 2025 ones (which initialize first) alike.
+	serveStdio(() => createServer(context), { legacy: 'serve' });
 }
 
 main().catch((error: unknown) => {

@@ -1,24 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CallCancels } from './cancels';
 import { Connections, type Connection } from './connection';
 import { JobWatches } from './jobWatch';
 import { ServerLedger } from './ledger';
 import type { Settings } from './settings';
 import { SpendGuard } from './spendCap';
 import type { StateStore } from './state/store';
+import type { ToolCall } from './toolCall';
 
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/** What every tool shares in one server process, across sessions, and with other processes through the store. */
+/** What every tool shares in one server process, across connections, and with other processes through the store. */
 export interface ToolContext {
 	settings: Settings;
 	/** The call's connection: its bearer key over HTTP, else the environment's. */
-	connect(extra: ToolExtra): Connection;
+	connect(call: Pick<ToolCall, 'apiKey'>): Connection;
 	ledger: ServerLedger;
 	spend: SpendGuard;
 	/** Each job's one look schedule, and what was last seen of it. */
 	watches: JobWatches;
+	/** Cancellations heard by one process for a call another runs. */
+	cancels: CallCancels;
 }
 
 export function createToolContext(settings: Settings, store: StateStore): ToolContext {
@@ -26,9 +26,10 @@ export function createToolContext(settings: Settings, store: StateStore): ToolCo
 	const now = () => Date.now();
 	return {
 		settings,
-		connect: (extra) => connections.forKey(extra.authInfo?.token),
+		connect: (call) => connections.forKey(call.apiKey),
 		ledger: new ServerLedger(store, now),
 		spend: new SpendGuard(settings.spendCap, store, now),
 		watches: new JobWatches(store, now),
+		cancels: new CallCancels(store, now),
 	};
 }

@@ -1,27 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { keyFingerprint, parseJob, verifyWebhookSignature, type JobRecord } from '../../core';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
+import { parseJob, verifyWebhookSignature, type JobRecord } from '../../core';
+import { legacyCallId } from './cancels';
 import { CALLBACK_PATH } from './connection';
 import { STORE_RETRY_SECONDS } from './state/redisStore';
 import type { ToolContext } from './context';
 import { createServer } from './server';
-
-interface Session {
-	transport: StreamableHTTPServerTransport;
-	/** The key the session was opened with: another key may not use it. */
-	keyName: string;
-}
 
 export interface RunningHttpServer {
 	url: string;
 	close(): Promise<void>;
 }
 
-function refuse(res: ServerResponse, status: number, message: string): void {
-	res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+function refuse(res: ServerResponse, status: number, message: string, code = -32000): void {
+	res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 function bearer(req: IncomingMessage): string | undefined {
@@ -30,16 +25,18 @@ function bearer(req: IncomingMessage): string | undefined {
 }
 
 /**
- * Streamable HTTP at /mcp, one MCP session per client: a session's calls (and its cancellations)
- * reach the server that runs them; stateless when replicas share the records in Redis. A browser page may call only from an allowed Origin, and only
- * a Host naming this server is answered (a DNS-rebinding page names its own).
+ * Streamable HTTP at /mcp for both protocol eras, with no session kept in any process: each
+ * request is served on its own by a server the SDK makes for it, every record a call needs being
+ * in the shared store, so that any replica behind a proxy answers any request. 2026-07-28 clients
+ * send each request with its version and capabilities, and cancel a call by closing its stream;
+ * 2025 clients initialize first and cancel with a request of their own (see CallCancels). A
+ * browser page may call only from an allowed Origin, and only a Host naming this server is
+ * answered (a DNS-rebinding page names its own).
  */
 export async function startHttpServer(context: ToolContext): Promise<RunningHttpServer> {
 	const { host, port, allowedOrigins } = context.settings;
-	const sessions = new Map<string, Session>();
-	// With the records in Redis the server is one of several replicas behind a proxy that may send
-	// each request to any of them: no session lives in one replica (see handleStateless).
-	const stateless = context.settings.state.kind === 'redis';
+	const mcp = createMcpHandler(() => createServer(context), { legacy: 'stateless' });
+	const serveMcp = toNodeHandler(mcp);
 	let ownOrigins: string[] = [];
 
 	const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -55,29 +52,15 @@ export async function startHttpServer(context: ToolContext): Promise<RunningHttp
 		const hostHeader = req.headers.host ?? '';
 		if (isLoopback(host) && !/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(hostHeader)) return refuse(res, 403, `Host ${hostHeader} is not this server.`);
 		const token = bearer(req);
-		const keyName = keyFingerprint(token ?? context.settings.envApiKey ?? '', context.settings.baseUrl);
-		// The SDK hands this on to each tool call as extra.authInfo.
+		// The SDK hands this on to each tool call as ctx.http.authInfo.
 		if (token) Object.assign(req, { auth: { token, clientId: 'bearer', scopes: [] } });
-		if (stateless) return handleStateless(context, req, res);
-		const sessionId = req.headers['mcp-session-id'];
-		if (typeof sessionId === 'string') {
-			const session = sessions.get(sessionId);
-			if (!session) return refuse(res, 404, 'Unknown or ended session: initialize a new one.');
-			if (session.keyName !== keyName) return refuse(res, 403, 'This session was opened with another API key.');
-			return session.transport.handleRequest(req, res);
-		}
-		if (req.method !== 'POST') return refuse(res, 400, 'No session: send an initialize request first.');
+		// A 2026-07-28 request names its method in its Mcp-Method header: neither an initialize nor a
+		// 2025 cancellation, it goes to the SDK as sent (which checks the header against the body).
+		if (req.method !== 'POST' || req.headers['mcp-method'] !== undefined) return serveMcp(req, res);
 		const body = await readJson(req);
-		if (!isInitializeRequest(body)) return refuse(res, 400, 'No session: send an initialize request first.');
-		const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-			sessionIdGenerator: () => randomUUID(),
-			onsessioninitialized: (id) => void sessions.set(id, { transport, keyName }),
-		});
-		transport.onclose = () => {
-			if (transport.sessionId) sessions.delete(transport.sessionId);
-		};
-		await createServer(context).connect(transport);
-		await transport.handleRequest(req, res, body);
+		if (body === undefined) return refuse(res, 400, 'Parse error: the body is not JSON.', -32700);
+		await legacyMessages(context, req, res, body, token);
+		await serveMcp(req, res, body);
 	};
 
 	const server = http.createServer((req, res) => {
@@ -96,7 +79,7 @@ export async function startHttpServer(context: ToolContext): Promise<RunningHttp
 	return {
 		url: `http://${shownHost}:${address.port}/mcp`,
 		async close() {
-			await Promise.all([...sessions.values()].map((session) => session.transport.close().catch(() => undefined)));
+			await mcp.close().catch(() => undefined);
 			server.closeAllConnections();
 			await new Promise<void>((resolve) => server.close(() => resolve()));
 		},
@@ -104,25 +87,31 @@ export async function startHttpServer(context: ToolContext): Promise<RunningHttp
 }
 
 /**
- * Each request on its own, as the MCP spec allows a server that gives no session id: any replica
- * answers any request, every record a call needs being in the shared store. A call's progress and
- * result come on its own response; a cancellation sent as a separate request may reach another
- * replica, so a cancelled call runs to its bound (its create is never lost either way).
+ * What a 2025 client's POST asks of this server beside the SDK's answer. Its initialize gets a
+ * session id: no process keeps anything under it, every replica takes it, and the client sends it
+ * with each request, so that its cancellation names its own call. Its cancellation stops the
+ * call wherever it runs, through the shared records.
  */
-async function handleStateless(context: ToolContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-	if (req.method !== 'POST') {
-		res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'This server keeps no sessions (replicas behind a proxy): send each message as a POST.' }, id: null }));
-		return;
+async function legacyMessages(context: ToolContext, req: IncomingMessage, res: ServerResponse, body: unknown, token: string | undefined): Promise<void> {
+	const messages = Array.isArray(body) ? body : [body];
+	if (messages.some((message) => isInitializeRequest(message))) res.setHeader('mcp-session-id', randomUUID());
+	const sessionId = req.headers['mcp-session-id'];
+	if (typeof sessionId !== 'string') return;
+	for (const message of messages) {
+		const requestId = cancelledRequest(message);
+		if (requestId === undefined) continue;
+		try {
+			await context.cancels.cancel(legacyCallId(context.connect({ apiKey: token }).fingerprint, sessionId, requestId));
+		} catch {
+			// No key, or the records out of reach: the call runs to its bound, its create kept either way.
+		}
 	}
-	const body = await readJson(req);
-	const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-	const server = createServer(context);
-	res.on('close', () => {
-		void transport.close().catch(() => undefined);
-		void server.close().catch(() => undefined);
-	});
-	await server.connect(transport);
-	await transport.handleRequest(req, res, body);
+}
+
+function cancelledRequest(message: unknown): string | number | undefined {
+	const { method, params } = (message ?? {}) as { method?: unknown; params?: { requestId?: unknown } };
+	const requestId = params?.requestId;
+	return method === 'notifications/cancelled' && (typeof requestId === 'string' || typeof requestId === 'number') ? requestId : undefined;
 }
 
 function isLoopback(host: string): boolean {

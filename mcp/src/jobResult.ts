@@ -1,5 +1,5 @@
-import { z } from 'zod/v4';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { jobView, type JobRecord } from '../../core';
 
 /** What the agent is told to call next, and when. */

@@ -1,4 +1,4 @@
-import type { ToolExtra } from './context';
+import type { ToolCall } from './toolCall';
 
 /** How often a waiting call tells the client it is alive: well inside any client's patience. */
 const HEARTBEAT_MS = 5_000;
@@ -14,9 +14,9 @@ export interface Progress {
  * seconds waited so far out of the call's bound, so the value always rises as the protocol asks,
  * with what is happening in words. Sent at once, on every change, and every few seconds between.
  */
-export function progressFor(extra: ToolExtra, boundSeconds: number): Progress {
-	const token = extra._meta?.progressToken;
-	if (token === undefined) return { say: () => undefined, stop: () => undefined };
+export function progressFor(call: ToolCall, boundSeconds: number): Progress {
+	const sink = call.progress;
+	if (sink === undefined) return { say: () => undefined, stop: () => undefined };
 	const started = Date.now();
 	let message = 'Starting';
 	let last = -1;
@@ -25,7 +25,7 @@ export function progressFor(extra: ToolExtra, boundSeconds: number): Progress {
 		const progress = Math.max(Math.round((Date.now() - started) / 100) / 10, last + 0.01);
 		last = progress;
 		// A client gone away cannot be told: the call ends on its own bound.
-		extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total: Math.max(boundSeconds, progress), message } }).catch(() => undefined);
+		sink.send(progress, Math.max(boundSeconds, progress), message).catch(() => undefined);
 	};
 	const timer = setInterval(send, HEARTBEAT_MS);
 	timer.unref();

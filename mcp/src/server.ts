@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import type { ToolContext } from './context';
 import { registerGenerateVideo } from './tools/generateVideo';
 import { registerGetJob } from './tools/getJob';
@@ -11,7 +11,10 @@ const INSTRUCTIONS =
 	'Call generate_video; if the answer is a receipt (status queued or running), call wait_for_job with its jobId until status is done, then give the user videoUrl. ' +
 	'Retrying generate_video with the same arguments never pays twice; newVideo: true asks for another video deliberately. For image to video, upload_image first.';
 
-/** One MCP server (one per stdio process, one per HTTP session) over the process's shared tool context. */
+/**
+ * An MCP server over the process's shared tool context: one per stdio connection, one per HTTP
+ * request (the SDK makes one for each, on either protocol era), so it holds nothing of its own.
+ */
 export function createServer(context: ToolContext): McpServer {
 	const server = new McpServer({ name: packageJson.name, title: 'Omni Video', version: packageJson.version }, { instructions: INSTRUCTIONS });
 	registerGenerateVideo(server, context);

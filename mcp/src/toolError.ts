@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { OmniVideoError, ValidationError, unsaidDetails } from '../../core';
 
 /** What an agent should do about each kind of core error, beside the error's own words. */

@@ -1,7 +1,8 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isOmniVideoError, isTerminal, type JobRecord } from '../../core';
 import type { Connection } from './connection';
-import type { ToolContext, ToolExtra } from './context';
+import type { ToolContext } from './context';
+import type { ToolCall } from './toolCall';
 import { jobResult } from './jobResult';
 import type { Progress } from './progress';
 
@@ -22,7 +23,7 @@ export interface WaitPlan {
  * answers with the video, the failure, or a receipt (not an error) saying which tool to call and
  * when the next look is due. A cancelled call stops waiting at once.
  */
-export async function waitWithin(context: ToolContext, connection: Connection, extra: ToolExtra, plan: WaitPlan): Promise<CallToolResult> {
+export async function waitWithin(context: ToolContext, connection: Connection, call: ToolCall, plan: WaitPlan): Promise<CallToolResult> {
 	let job = plan.job;
 	let seenAtMs = plan.seenAtMs;
 	let nextLookAtMs: number | undefined;
@@ -36,7 +37,7 @@ export async function waitWithin(context: ToolContext, connection: Connection, e
 		});
 		let cancelled = false;
 		try {
-			const ended = await untilDeadline(watch.ended, plan.deadlineMs, extra.signal);
+			const ended = await untilDeadline(watch.ended, plan.deadlineMs, call.signal);
 			cancelled = ended === 'cancelled';
 			if (ended !== 'cancelled' && ended !== 'deadline') {
 				job = ended;

@@ -1,5 +1,5 @@
 import { agentsRun } from './support/agents';
-import { overStdio, READINGS, sandboxFor, serverEnv, type Connected } from './support/mcpHarness';
+import { overStdio, RUN_ROWS, sandboxFor, serverEnv, type Connected } from './support/mcpHarness';
 
 jest.setTimeout(240_000);
 
@@ -9,12 +9,12 @@ jest.setTimeout(240_000);
  * own step of .ci/run (MCP_AGENTS_TEST=1), not beside the time-scaled engine suites of npm test,
  * whose timings a loaded machine stretches.
  */
-const maybe = process.env.MCP_AGENTS_TEST === '1' ? describe.each(READINGS) : describe.skip.each(READINGS);
+const maybe = process.env.MCP_AGENTS_TEST === '1' ? describe.each(RUN_ROWS) : describe.skip.each(RUN_ROWS);
 
-maybe('16 agents following nextStep, --service %s', (reading) => {
+maybe('16 agents following nextStep, --service %s, the %s client', (reading, _client, { client: kind }) => {
 	const servers: Connected[] = [];
 	const start = async (env: Record<string, string>) => {
-		const server = await overStdio(env);
+		const server = await overStdio(env, [], kind);
 		servers.push(server);
 		return server;
 	};

@@ -1,10 +1,10 @@
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { ServerLedger } from '../src/ledger';
 import { createServer } from '../src/server';
 import { MemoryStore } from '../src/state/store';
 import { requestIdentity } from '../src/requestKey';
 import { validateGenerateInput } from '../../core';
+import { clientOver } from './support/clients';
 import { call, counts, inProcessContext, NO_AUTH, READINGS, sandboxFor } from './support/mcpHarness';
 
 jest.setTimeout(60_000);
@@ -50,8 +50,7 @@ describe.each(READINGS)('a create claimed by another process between the call’
 			const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
 			const server = createServer(context);
 			await server.connect(serverSide);
-			const client = new Client({ name: 'claim-race-test', version: '1.0.0' });
-			await client.connect(clientSide);
+			const client = await clientOver('v2-legacy', clientSide);
 			try {
 				const result = await call(client, 'generate_video', { ...args, waitSeconds: 5 });
 				expect(result.isError).toBeFalsy();

@@ -1,9 +1,10 @@
 import type { Sandbox } from '../../sandbox';
-import { call, counts, mentionsRateLimit, httpServer, overHttp, READINGS, sandboxFor, serverEnv, type HttpServer } from './support/mcpHarness';
+import { ERA_OF } from './support/clients';
+import { call, counts, mentionsRateLimit, httpServer, overHttp, RUN_ROWS, sandboxFor, serverEnv, type HttpServer } from './support/mcpHarness';
 
 jest.setTimeout(120_000);
 
-describe.each(READINGS)('the MCP server over Streamable HTTP, the SDK Client, --service %s', (reading) => {
+describe.each(RUN_ROWS)('the MCP server over Streamable HTTP, --service %s, the %s client', (reading, _client, { client: kind }) => {
 	let sandbox: Sandbox;
 	let server: HttpServer;
 	const outputs: string[] = [];
@@ -21,7 +22,7 @@ describe.each(READINGS)('the MCP server over Streamable HTTP, the SDK Client, --
 
 	it('binds 127.0.0.1, lists its tools, and makes a video with the bearer key of the connection', async () => {
 		expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-		const connected = await overHttp(server.url, sandbox.keys.pro);
+		const connected = await overHttp(server.url, sandbox.keys.pro, kind);
 		try {
 			const { tools } = await connected.client.listTools();
 			expect(tools.map((tool) => tool.name).sort()).toEqual(['generate_video', 'get_job', 'upload_image', 'wait_for_job']);
@@ -37,7 +38,7 @@ describe.each(READINGS)('the MCP server over Streamable HTTP, the SDK Client, --
 	});
 
 	it('a long job: a receipt inside the bound, progress on the way, cancellation honoured, finished through get_job', async () => {
-		const connected = await overHttp(server.url, sandbox.keys.pro);
+		const connected = await overHttp(server.url, sandbox.keys.pro, kind);
 		try {
 			const progress: string[] = [];
 			const started = Date.now();
@@ -71,7 +72,7 @@ describe.each(READINGS)('the MCP server over Streamable HTTP, the SDK Client, --
 	});
 
 	it('20 calls at once on a Pro key: none surfaces a 429, none waits past its bound, one job each', async () => {
-		const connected = await overHttp(server.url, sandbox.keys.pro);
+		const connected = await overHttp(server.url, sandbox.keys.pro, kind);
 		const before = counts(sandbox);
 		try {
 			const boundSeconds = 25;
@@ -108,7 +109,7 @@ describe.each(READINGS)('the MCP server over Streamable HTTP, the SDK Client, --
 		}
 	});
 
-	it('refuses a page from another Origin and a session used with another key; without a key says what to send', async () => {
+	it('refuses a page from another Origin, and a cancellation with another key; without a key says what to send', async () => {
 		const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'page', version: '1' } } };
 		const fromPage = await fetch(server.url, {
 			method: 'POST',
@@ -118,18 +119,40 @@ describe.each(READINGS)('the MCP server over Streamable HTTP, the SDK Client, --
 		expect(fromPage.status).toBe(403);
 		expect(await fromPage.text()).toContain('--allow-origin');
 
-		const opened = await overHttp(server.url, sandbox.keys.pro);
-		const sessionId = (opened.client as unknown as { transport: { sessionId?: string } }).transport.sessionId;
-		const other = await fetch(server.url, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId ?? '', authorization: `Bearer ${sandbox.keys.premium}` },
-			body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-		});
-		expect(other.status).toBe(403);
-		await opened.close();
+		if (ERA_OF[kind] === 'legacy') {
+			// A 2025 client's session id is no secret of the key: another key's cancellation naming it stops
+			// nothing; the key's own does.
+			const opened = await overHttp(server.url, sandbox.keys.pro, kind);
+			const sessionId = opened.client.sessionId();
+			expect(sessionId).toEqual(expect.any(String));
+			const cancelAll = (key: string) =>
+				Promise.all(
+					[0, 1, 2, 3, 4].map((requestId) =>
+						fetch(server.url, {
+							method: 'POST',
+							headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId ?? '', 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${key}` },
+							body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'test' } }),
+						}),
+					),
+				);
+			const args = { prompt: 'A slow tide', resolution: '4K', duration: 10 };
+			const notStopped = call(opened.client, 'generate_video', { ...args, waitSeconds: 3 });
+			await new Promise((resolve) => setTimeout(resolve, 1_000));
+			await cancelAll(sandbox.keys.premium);
+			expect((await notStopped).output).toMatchObject({ status: expect.stringMatching(/^(queued|running)$/) });
+			const stopped = call(opened.client, 'wait_for_job', { jobId: (await notStopped).output.jobId, waitSeconds: 20 });
+			const startedMs = Date.now();
+			await new Promise((resolve) => setTimeout(resolve, 1_000));
+			await cancelAll(sandbox.keys.pro);
+			const answer = await stopped;
+			expect(answer.isError).toBe(true);
+			expect(answer.text).toMatch(/cancelled/);
+			expect(Date.now() - startedMs).toBeLessThan(5_000);
+			await opened.close();
+		}
 
 		const before = counts(sandbox).requests;
-		const keyless = await overHttp(server.url);
+		const keyless = await overHttp(server.url, undefined, kind);
 		const refused = await call(keyless.client, 'get_job', { jobId: 'job_x' });
 		await keyless.close();
 		expect(refused.isError).toBe(true);

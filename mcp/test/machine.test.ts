@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, counts, overStdio, READINGS, sandboxFor, serverEnv, stateDir, type Connected } from './support/mcpHarness';
+import { call, counts, overStdio, RUN_ROWS, sandboxFor, serverEnv, stateDir, type Connected } from './support/mcpHarness';
 
 jest.setTimeout(240_000);
 
@@ -9,13 +9,13 @@ jest.setTimeout(240_000);
  * Several server processes on one machine and one key, as a user with two clients runs them: one
  * records folder, so one ledger, one spend cap and one plan (docs/mcp.md#where-the-records-live).
  */
-describe.each(READINGS)('server processes sharing one records folder, --service %s', (reading) => {
+describe.each(RUN_ROWS)('server processes sharing one records folder, --service %s, the %s client', (reading, _client, { client: kind }) => {
 	const servers: Connected[] = [];
 	afterEach(async () => {
 		await Promise.all(servers.splice(0).map((server) => server.close()));
 	});
 	const start = async (env: Record<string, string>) => {
-		const server = await overStdio(env);
+		const server = await overStdio(env, [], kind);
 		servers.push(server);
 		return server;
 	};

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Sandbox } from '../../sandbox';
-import { call, counts, overStdio, READINGS, sandboxFor, serverEnv, type Connected } from './support/mcpHarness';
+import { call, counts, overStdio, RUN_ROWS, sandboxFor, serverEnv, type Connected } from './support/mcpHarness';
 
 jest.setTimeout(90_000);
 
 // A 1x1 PNG: what upload_image reads from an allowed folder.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
-describe.each(READINGS)('the MCP server over stdio, the SDK Client, --service %s', (reading) => {
+describe.each(RUN_ROWS)('the MCP server over stdio, --service %s, the %s client', (reading, _client, { client: kind }) => {
 	let sandbox: Sandbox;
 	let server: Connected;
 	const outputs: string[] = [];
@@ -18,7 +18,7 @@ describe.each(READINGS)('the MCP server over stdio, the SDK Client, --service %s
 	beforeAll(async () => {
 		sandbox = await sandboxFor(reading);
 		writeFileSync(join(folder, 'frame.png'), PNG);
-		server = await overStdio(serverEnv(sandbox, { OMNI_VIDEO_MCP_ALLOWED_DIRS: folder }));
+		server = await overStdio(serverEnv(sandbox, { OMNI_VIDEO_MCP_ALLOWED_DIRS: folder }), [], kind);
 	});
 	afterAll(async () => {
 		await server?.close();
@@ -132,7 +132,7 @@ describe.each(READINGS)('the MCP server over stdio, the SDK Client, --service %s
 		const args = { prompt: 'A heron takes off', resolution: '720P', duration: 4, waitSeconds: 30 };
 		const before = counts(sandbox);
 		// The client gives up after 1 s (its timeout) and cancels; the server had already created the job.
-		await expect(server.client.callTool({ name: 'generate_video', arguments: args }, undefined, { timeout: 1_000 })).rejects.toThrow(/timed out/i);
+		await expect(server.client.callTool({ name: 'generate_video', arguments: args }, { timeout: 1_000 })).rejects.toThrow(/timed out/i);
 		const retried = await callAndKeep(server.client, 'generate_video', args);
 		expect(retried.isError).toBeFalsy();
 		expect(retried.output).toMatchObject({ retried: true, status: 'done' });
@@ -170,11 +170,11 @@ describe.each(READINGS)('the MCP server over stdio, the SDK Client, --service %s
 		const env = serverEnv(sandbox, { XDG_STATE_HOME: folder });
 		delete env.OMNI_VIDEO_MCP_STATE_DIR;
 		const args = { prompt: 'A kingfisher dives', resolution: '720P', duration: 4, waitSeconds: 0 };
-		const first = await overStdio(env);
+		const first = await overStdio(env, [], kind);
 		const made = await call(first.client, 'generate_video', args);
 		await first.close();
 		const before = counts(sandbox);
-		const second = await overStdio(env);
+		const second = await overStdio(env, [], kind);
 		const retried = await call(second.client, 'generate_video', args);
 		await second.close();
 		expect(retried.output).toMatchObject({ jobId: made.output.jobId, retried: true });
@@ -184,7 +184,7 @@ describe.each(READINGS)('the MCP server over stdio, the SDK Client, --service %s
 
 	it('refuses a create that would pass the spend cap, saying so, with nothing sent', async () => {
 		// 720P at 4 s costs 20 credits in the sandbox: the cap leaves room for one.
-		const capped = await overStdio(serverEnv(sandbox, { OMNI_VIDEO_SPEND_CAP_CREDITS: '30', OMNI_VIDEO_SPEND_CAP_HOURS: '1' }));
+		const capped = await overStdio(serverEnv(sandbox, { OMNI_VIDEO_SPEND_CAP_CREDITS: '30', OMNI_VIDEO_SPEND_CAP_HOURS: '1' }), [], kind);
 		try {
 			const first = await call(capped.client, 'generate_video', { prompt: 'A cap test', resolution: '720P', duration: 4, waitSeconds: 0 });
 			expect(first.isError).toBeFalsy();

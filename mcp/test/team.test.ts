@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { agentsRun } from './support/agents';
-import { call, counts, overHttp, READINGS } from './support/mcpHarness';
+import { call, counts, overHttp, RUN_ROWS } from './support/mcpHarness';
 import { REDIS_SERVER, startTeam as startTeamOn } from './support/team';
 
 jest.setTimeout(300_000);
@@ -11,14 +11,14 @@ jest.setTimeout(300_000);
  * sticky sessions, driven by the SDK client over Streamable HTTP with the key as its bearer header.
  * Its own step of .ci/run (MCP_TEAM_TEST=1), which installs redis-server first.
  */
-const maybe = process.env.MCP_TEAM_TEST === '1' ? describe.each(READINGS) : describe.skip.each(READINGS);
+const maybe = process.env.MCP_TEAM_TEST === '1' ? describe.each(RUN_ROWS) : describe.skip.each(RUN_ROWS);
 
-maybe('three replicas on one Redis behind a round-robin proxy, --service %s', (reading) => {
+maybe('three replicas on one Redis behind a round-robin proxy, --service %s, the %s client', (reading, _client, { client: kind }) => {
 	beforeAll(() => {
 		if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: apt-get install redis-server (.ci/run does)`);
 	});
 
-	const startTeam = (extra: Record<string, string> = {}, replicaCount = 3, callbacks?: 'signed' | 'unsigned') => startTeamOn(reading, { extra, replicaCount, callbacks });
+	const startTeam = (extra: Record<string, string> = {}, replicaCount = 3, callbacks?: 'signed' | 'unsigned') => startTeamOn(reading, { extra, replicaCount, callbacks, client: kind });
 
 	const args = { prompt: 'A kite over the dunes', resolution: '720P', duration: 4 };
 
@@ -61,7 +61,7 @@ maybe('three replicas on one Redis behind a round-robin proxy, --service %s', (r
 		const team = await startTeam();
 		try {
 			// The call goes to replica 0 itself, so that the test knows which one to kill.
-			const direct = await overHttp(team.replicas[0].url, team.sandbox.keys.pro);
+			const direct = await overHttp(team.replicas[0].url, team.sandbox.keys.pro, kind);
 			// Its answer never comes: the agent's client times out, and the agent retries.
 			void call(direct.client, 'generate_video', { ...args, waitSeconds: 30 }).catch(() => undefined);
 			while (counts(team.sandbox).creates === 0) await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,17 +1,17 @@
-import { z } from 'zod/v4';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import type { GenerateVideoRequest } from '../../../core/types';
 import { CreateClaimedElsewhere, CreateOutcomeUnknownError, createMayHaveMadeJob, GENERATE_LIMITS, validateGenerateInput, type GenerateVideoInput, type GeneratedJob } from '../../../core';
 import type { Connection } from '../connection';
 import type { Progress } from '../progress';
-import type { ToolContext, ToolExtra } from '../context';
+import type { ToolContext } from '../context';
+import type { ToolCall } from '../toolCall';
+import { runTool } from '../toolRun';
 import { jobOutputShape, waitingForPlaceResult } from '../jobResult';
 import { progressFor } from '../progress';
 import { requestIdentity, type RequestIdentity } from '../requestKey';
 import { boundedWait, MAX_WAIT_SECONDS } from '../settings';
 import { SpendCapError } from '../spendCap';
-import { toolError } from '../toolError';
 import { waitWithin } from '../waitWithin';
 
 const inputShape = {
@@ -31,7 +31,7 @@ const inputShape = {
  */
 const CREATE_FLOOR_MS = 5_000;
 
-type Args = { [K in keyof typeof inputShape]: z.infer<(typeof inputShape)[K]> };
+type Args = z.infer<z.ZodObject<typeof inputShape>>;
 
 export function registerGenerateVideo(server: McpServer, context: ToolContext): void {
 	server.registerTool(
@@ -44,19 +44,19 @@ export function registerGenerateVideo(server: McpServer, context: ToolContext): 
 				'if not, a receipt (status queued/running, jobId, nextStep): then call wait_for_job or get_job with that jobId, never generate_video again. ' +
 				`Calling again with the same arguments within ${context.settings.retryWindowMinutes} minutes (a retry after a timeout or lost answer) returns the same job and costs nothing more; ` +
 				'set newVideo: true for a deliberate second video of the same arguments.',
-			inputSchema: inputShape,
-			outputSchema: jobOutputShape,
+			inputSchema: z.object(inputShape),
+			outputSchema: z.object(jobOutputShape),
 			annotations: { title: 'Generate a video', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
 		},
-		(args, extra) => generate(context, args, extra).catch(toolError),
+		(args, ctx) => runTool(context, ctx, (call) => generate(context, args, call)),
 	);
 }
 
-async function generate(context: ToolContext, args: Args, extra: ToolExtra): Promise<CallToolResult> {
+async function generate(context: ToolContext, args: Args, call: ToolCall): Promise<CallToolResult> {
 	const startedMs = Date.now();
 	const waitSeconds = boundedWait(args.waitSeconds, context.settings.waitSeconds);
 	const deadlineMs = startedMs + waitSeconds * 1000;
-	const connection = context.connect(extra);
+	const connection = context.connect(call);
 	const input = { prompt: args.prompt, resolution: args.resolution, duration: args.duration, imageUrl: args.imageUrl, videoUrl: args.videoUrl, callbackUrl: connection.callbackUrl };
 	// Refused here, with every field's problem, before anything is sent.
 	const request = validateGenerateInput(input, { allowInsecureLoopbackCallback: connection.allowInsecureLoopbackCallback });
@@ -67,24 +67,24 @@ async function generate(context: ToolContext, args: Args, extra: ToolExtra): Pro
 		notedAtMs: await context.ledger.notedTimes(),
 		nowMs: startedMs,
 	});
-	const progress = progressFor(extra, waitSeconds);
+	const progress = progressFor(call, waitSeconds);
 	try {
 		for (;;) {
 			const recorded = await context.ledger.find(identity.idempotencyKey);
 			// Made before, here or by another process on the key, and seen since: nothing to ask the service.
 			const seen = recorded && 'jobId' in recorded ? await context.watches.lastSeen(connection.fingerprint, recorded.jobId) : undefined;
 			if (seen && !(identity.reuse.maxAgeMs !== undefined && startedMs - (Date.parse(seen.job.createdAt ?? '') || startedMs) > identity.reuse.maxAgeMs)) {
-				return await waitWithin(context, connection, extra, { job: seen.job, seenAtMs: seen.seenAtMs, deadlineMs, retried: true, requestId: identity.requestId, progress });
+				return await waitWithin(context, connection, call, { job: seen.job, seenAtMs: seen.seenAtMs, deadlineMs, retried: true, requestId: identity.requestId, progress });
 			}
 			// Sent by another call that has not seen its answer yet: its job is noted as soon as it has.
 			if (recorded && 'sentAtMs' in recorded && (await context.ledger.answerPending(identity.idempotencyKey))) {
-				if (!(await answeredElsewhere(context, identity.idempotencyKey, Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS), extra.signal))) return waitingForPlaceResult(args, identity.requestId, (Date.now() - startedMs) / 1000);
+				if (!(await answeredElsewhere(context, identity.idempotencyKey, Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS), call.signal))) return waitingForPlaceResult(args, identity.requestId, (Date.now() - startedMs) / 1000);
 				continue;
 			}
-			const created = await createWithin(context, connection, { input, request }, identity, recorded !== undefined, extra, progress, Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS));
+			const created = await createWithin(context, connection, { input, request }, identity, recorded !== undefined, call, progress, Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS));
 			if (created === 'claimed elsewhere') continue;
 			if (!created) return waitingForPlaceResult(args, identity.requestId, (Date.now() - startedMs) / 1000);
-			return await waitWithin(context, connection, extra, {
+			return await waitWithin(context, connection, call, {
 				job: created.job,
 				deadlineMs,
 				retried: created.replayed,
@@ -111,7 +111,7 @@ async function createWithin(
 	{ input, request }: { input: GenerateVideoInput; request: GenerateVideoRequest },
 	identity: RequestIdentity,
 	known: boolean,
-	extra: ToolExtra,
+	call: ToolCall,
 	progress: Progress,
 	untilMs: number,
 ): Promise<GeneratedJob | 'claimed elsewhere' | undefined> {
@@ -124,7 +124,7 @@ async function createWithin(
 			ledger: context.ledger,
 			reuse: identity.reuse,
 			// Cancelled, a create still waiting for its turn is dropped; one already sent is read to its answer and noted.
-			signal: extra.signal,
+			signal: call.signal,
 			finishOnceSent: true,
 			watched: true,
 			expectedMs: context.settings.expectedRenderSeconds === undefined ? undefined : context.settings.expectedRenderSeconds * 1000,

@@ -1,9 +1,10 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { isTerminal, validateJobId } from '../../../core';
-import type { ToolContext, ToolExtra } from '../context';
+import type { ToolContext } from '../context';
+import type { ToolCall } from '../toolCall';
+import { runTool } from '../toolRun';
 import { jobIdShape, jobOutputShape, jobResult } from '../jobResult';
-import { toolError } from '../toolError';
 import { afterSecondsFor, seenAgo } from '../waitWithin';
 
 /** A look this recent answers get_job even with no schedule running: asking again would tell nothing new. */
@@ -18,21 +19,21 @@ export function registerGetJob(server: McpServer, context: ToolContext): void {
 				'Reads an Omni Video job without waiting: its status, and once done its videoUrl and a video/mp4 link; once failed the reason. ' +
 				'While the server is watching the job it answers from its latest look (saying how old it is) and spends no request. ' +
 				'Use it after generate_video returned a receipt; to wait for the video instead, call wait_for_job.',
-			inputSchema: jobIdShape,
-			outputSchema: jobOutputShape,
+			inputSchema: z.object(jobIdShape),
+			outputSchema: z.object(jobOutputShape),
 			annotations: { title: 'Get a video job', readOnlyHint: true, idempotentHint: true, openWorldHint: true },
 		},
-		(args, extra) => lookUp(context, args.jobId, extra).catch(toolError),
+		(args, ctx) => runTool(context, ctx, (call) => lookUp(context, args.jobId, call)),
 	);
 }
 
-async function lookUp(context: ToolContext, jobIdArg: string, extra: ToolExtra): Promise<CallToolResult> {
+async function lookUp(context: ToolContext, jobIdArg: string, call: ToolCall): Promise<CallToolResult> {
 	const jobId = validateJobId(jobIdArg);
-	const connection = context.connect(extra);
+	const connection = context.connect(call);
 	const running = context.watches.running(jobId);
 	const seen = await context.watches.lastSeen(connection.fingerprint, jobId);
 	const fromRecords = seen && (isTerminal(seen.job) || running !== undefined || Date.now() - seen.seenAtMs < FRESH_MS);
-	const job = fromRecords ? seen.job : await connection.client.getJob(jobId, { signal: extra.signal });
+	const job = fromRecords ? seen.job : await connection.client.getJob(jobId, { signal: call.signal });
 	const ago = fromRecords ? seenAgo(seen.seenAtMs) : '';
 	if (!fromRecords) await context.watches.seen(connection.fingerprint, job).catch(() => undefined);
 	void context.spend.observe(connection.fingerprint, job).catch(() => undefined);

@@ -1,10 +1,10 @@
-import { z } from 'zod/v4';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { ValidationError } from '../../../core';
-import type { ToolContext, ToolExtra } from '../context';
+import type { ToolContext } from '../context';
+import type { ToolCall } from '../toolCall';
+import { runTool } from '../toolRun';
 import { localImage, remoteImage } from '../imageSource';
-import { toolError } from '../toolError';
 
 const outputShape = {
 	fileUrl: z.string().describe('Pass this as imageUrl to generate_video. It expires about an hour after the upload.'),
@@ -27,27 +27,27 @@ export function registerUploadImage(server: McpServer, context: ToolContext): vo
 				(local
 					? `Give either path (a local file inside the folders the user allowed${context.settings.allowedDirs.length > 0 ? `: ${context.settings.allowedDirs.join(', ')}` : '; none is allowed yet'}) or url (https).`
 					: 'Give url, a public https address of the image (this server runs elsewhere and cannot read your files).'),
-			inputSchema: {
+			inputSchema: z.object({
 				...(local ? { path: z.string().optional().describe('Absolute path of a local image inside an allowed folder.') } : {}),
 				url: z.string().optional().describe('A public https:// address of the image.'),
-			},
-			outputSchema: outputShape,
+			}),
+			outputSchema: z.object(outputShape),
 			annotations: { title: 'Upload an image', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
 		},
-		(args, extra) => upload(context, args as { path?: string; url?: string }, extra).catch(toolError),
+		(args, ctx) => runTool(context, ctx, (call) => upload(context, args as { path?: string; url?: string }, call)),
 	);
 }
 
-async function upload(context: ToolContext, args: { path?: string; url?: string }, extra: ToolExtra): Promise<CallToolResult> {
+async function upload(context: ToolContext, args: { path?: string; url?: string }, call: ToolCall): Promise<CallToolResult> {
 	const path = args.path?.trim() || undefined;
 	const url = args.url?.trim() || undefined;
 	if ((path === undefined) === (url === undefined)) {
 		const message = context.settings.transport === 'stdio' ? 'Give either path or url, not both and not neither.' : 'url is required: a public https:// address of the image.';
 		throw new ValidationError(message, [{ field: path ? 'url' : 'path', value: undefined, message }]);
 	}
-	const connection = context.connect(extra);
-	const image = path ? await localImage(path, context.settings.allowedDirs) : await remoteImage(url as string, connection.allowInsecureLoopbackCallback, extra.signal);
-	const uploaded = await connection.client.uploadFile(image, { kind: 'image', signal: extra.signal });
+	const connection = context.connect(call);
+	const image = path ? await localImage(path, context.settings.allowedDirs) : await remoteImage(url as string, connection.allowInsecureLoopbackCallback, call.signal);
+	const uploaded = await connection.client.uploadFile(image, { kind: 'image', signal: call.signal });
 	const output = {
 		fileUrl: uploaded.fileUrl,
 		contentType: uploaded.contentType,

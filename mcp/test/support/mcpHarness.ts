@@ -2,12 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { startSandbox, type Sandbox } from '../../../sandbox';
-import { createToolContext, type ToolContext, type ToolExtra } from '../../src/context';
+import { createToolContext, type ToolContext } from '../../src/context';
+import type { ToolCall } from '../../src/toolCall';
+import { clientOverHttp, clientOverStdio, type CallOptions, type ClientKind, type McpClient } from './clients';
 import { readSettings } from '../../src/settings';
 import { MemoryStore, type StateStore } from '../../src/state/store';
 
@@ -17,12 +16,29 @@ export const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
 export type Reading = 'default' | 'spec';
 export const READINGS: Reading[] = ['default', 'spec'];
 
+/**
+ * Each end-to-end suite runs once on each reading of the service and once on each protocol era:
+ * the era is the client's side, the reading the service's, so one run of each pair covers both
+ * without the four of their product. The modern run negotiates as Claude Code and the Inspector
+ * 2.x do (auto, asserted modern); the 2025 run is the last 1.x SDK, as most 2025 clients are built.
+ */
+export interface Run {
+	reading: Reading;
+	client: ClientKind;
+}
+export const RUNS: Run[] = [
+	{ reading: 'default', client: 'auto' },
+	{ reading: 'spec', client: 'v1' },
+];
+/** describe.each's title arguments for RUNS. */
+export const RUN_ROWS = RUNS.map((run) => [run.reading, run.client, run] as const);
+
 /** Sandbox renders take 30-90 s divided by this: 3-9 s, and the server is told to expect 6 s. */
 export const SPEED = 10;
 export const EXPECTED_RENDER_SECONDS = '6';
 
 export interface Connected {
-	client: Client;
+	client: McpClient;
 	/** Everything the server wrote to stderr (its log), for the key-in-no-output check. */
 	log(): string;
 	close(): Promise<void>;
@@ -50,13 +66,10 @@ export function serverEnv(sandbox: Sandbox, extra: Record<string, string> = {}):
 	};
 }
 
-/** The SDK's Client on the server over stdio, the server a child process of the test. */
-export async function overStdio(env: Record<string, string>, args: string[] = []): Promise<Connected> {
-	const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, ...args], env, stderr: 'pipe' });
+/** A client of that kind on the server over stdio, the server a child process of the test. */
+export async function overStdio(env: Record<string, string>, args: string[] = [], kind: ClientKind = 'auto'): Promise<Connected> {
 	let log = '';
-	transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
-	const client = new Client({ name: 'omni-video-mcp-test', version: '1.0.0' });
-	await client.connect(transport);
+	const client = await clientOverStdio(kind, { command: process.execPath, args: [CLI, ...args], env }, (chunk) => (log += chunk));
 	return { client, log: () => log, close: () => client.close() };
 }
 
@@ -94,17 +107,15 @@ export async function httpServer(env: Record<string, string>, args: string[] = [
 	};
 }
 
-/** The SDK's Client over Streamable HTTP, the key in the bearer header as n8n's MCP Client Tool sends it. */
-export async function overHttp(url: string, apiKey?: string): Promise<Connected> {
-	const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {} } });
-	const client = new Client({ name: 'omni-video-mcp-test', version: '1.0.0' });
-	await client.connect(transport);
+/** A client of that kind over Streamable HTTP, the key in the bearer header as n8n's MCP Client Tool sends it. */
+export async function overHttp(url: string, apiKey?: string, kind: ClientKind = 'auto'): Promise<Connected> {
+	const client = await clientOverHttp(kind, url, apiKey ? { Authorization: `Bearer ${apiKey}` } : {});
 	return { client, log: () => '', close: () => client.close() };
 }
 
 /** A tool's result, with its structured content typed loosely for assertions. */
-export async function call(client: Client, name: string, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}) {
-	const result = (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
+export async function call(client: McpClient, name: string, args: Record<string, unknown>, options: CallOptions = {}) {
+	const result: CallToolResult = await client.callTool({ name, arguments: args }, options);
 	return { ...result, output: (result.structuredContent ?? {}) as Record<string, unknown>, text: result.content.map((c) => ('text' in c ? c.text : '')).join('\n') };
 }
 
@@ -128,8 +139,8 @@ export function counts(sandbox: Sandbox) {
 	};
 }
 
-/** A tool call's extra as stdio gives it: no bearer token, the environment's key. */
-export const NO_AUTH = { authInfo: undefined } as unknown as ToolExtra;
+/** A tool call as stdio gives it: no bearer token (the environment's key), never cancelled. */
+export const NO_AUTH: ToolCall = { signal: new AbortController().signal };
 
 /** The server's tool context in the test's own process, against this sandbox, on a store of its own (or the one given, shared as by processes). */
 export function inProcessContext(sandbox: Sandbox, store: StateStore = new MemoryStore()): ToolContext {

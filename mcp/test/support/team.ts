@@ -5,6 +5,7 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Sandbox } from '../../../sandbox';
+import type { ClientKind } from './clients';
 import { httpServer, overHttp, sandboxFor, serverEnv, type Connected, type HttpServer, type Reading } from './mcpHarness';
 
 /** Debian's redis-server, as a team runs it (docs/mcp.md#running-it-for-a-team): on loopback, its own port and folder. */
@@ -134,11 +135,13 @@ export interface TeamOptions {
 	callbacks?: 'signed' | 'unsigned';
 	/** Real speed, the server on its own estimates (the bench); else the harness's 10x with a render time given. */
 	realSpeed?: boolean;
+	/** The clients connect() makes (the harness's default: auto, modern). */
+	client?: ClientKind;
 }
 
 /** A sandbox, a Redis, replicas on it behind a round-robin proxy: a team's layout on loopback. */
 export async function startTeam(reading: Reading, options: TeamOptions = {}): Promise<Team> {
-	const { extra = {}, replicaCount = 3, callbacks, realSpeed = false } = options;
+	const { extra = {}, replicaCount = 3, callbacks, realSpeed = false, client: kind } = options;
 	// The sandbox calls back plain http on loopback (the proxy here) only when told to.
 	const sandbox = await sandboxFor(reading, { insecureCallbacks: callbacks !== undefined, ...(realSpeed ? { speed: 1 } : {}) });
 	const redis = await startRedis();
@@ -156,7 +159,7 @@ export async function startTeam(reading: Reading, options: TeamOptions = {}): Pr
 		replicas,
 		proxy,
 		connect: async () => {
-			const client = await overHttp(proxy.url, sandbox.keys.pro);
+			const client = await overHttp(proxy.url, sandbox.keys.pro, kind);
 			clients.push(client);
 			return client;
 		},

@@ -1,0 +1,80 @@
+import { Doc, pruneOlderThan } from './state/records';
+import type { StateStore } from './state/store';
+
+/** A cancellation is kept this long: far past any call it could still stop. */
+const KEEP_MS = 15 * 60_000;
+/** How often a process with calls that may be cancelled elsewhere reads the records. */
+const READ_MS = 500;
+
+interface CancelsDoc {
+	/** When each call was cancelled, by its call id. */
+	calls: Record<string, number>;
+}
+
+const empty = (): CancelsDoc => ({ calls: {} });
+
+/**
+ * Cancellations that reach another process than the call's. A 2025 client cancels over HTTP with
+ * a `notifications/cancelled` request of its own, and without sessions a proxy may send it to any
+ * replica: the replica that gets it notes it in the shared records, and the one running the call
+ * reads them while it runs. A call id names the key, the client's connection and its request, so
+ * that one client cannot stop another's call. A cancellation heard by the process running the call
+ * stops it at once.
+ */
+export class CallCancels {
+	private readonly running = new Map<string, AbortController>();
+	private timer: NodeJS.Timeout | undefined;
+
+	private readonly doc: Doc<CancelsDoc>;
+
+	constructor(
+		store: StateStore,
+		private readonly now: () => number,
+	) {
+		this.doc = new Doc(store, 'cancels', empty);
+	}
+
+	/** A signal that aborts when the call is cancelled anywhere; end() when the call is over. */
+	follow(callId: string): { signal: AbortSignal; end(): void } {
+		const controller = new AbortController();
+		this.running.set(callId, controller);
+		this.timer ??= setInterval(() => void this.readCancels(), READ_MS).unref();
+		void this.readCancels();
+		return {
+			signal: controller.signal,
+			end: () => {
+				if (this.running.get(callId) === controller) this.running.delete(callId);
+				if (this.running.size === 0 && this.timer) {
+					clearInterval(this.timer);
+					this.timer = undefined;
+				}
+			},
+		};
+	}
+
+	/** Stops the call, here if it runs here, else wherever it runs (through the records). */
+	async cancel(callId: string): Promise<void> {
+		const here = this.running.get(callId);
+		if (here) return here.abort();
+		const nowMs = this.now();
+		await this.doc.change((doc) => {
+			pruneOlderThan(doc.calls, (atMs) => atMs, nowMs, KEEP_MS);
+			doc.calls[callId] = nowMs;
+		});
+	}
+
+	private async readCancels(): Promise<void> {
+		if (this.running.size === 0) return;
+		// Records out of reach: the call runs to its bound, as it would have without the cancellation.
+		const doc = await this.doc.read().catch(empty);
+		for (const [callId, controller] of this.running) if (doc.calls[callId] !== undefined) controller.abort();
+	}
+}
+
+/**
+ * The id a 2025 client's call is known by across processes: the key's fingerprint, the session id
+ * the client was given at its initialize and sends with every request, and the request's id.
+ */
+export function legacyCallId(fingerprint: string, sessionId: string, requestId: string | number): string {
+	return `${fingerprint}|${sessionId}|${String(requestId)}`;
+}

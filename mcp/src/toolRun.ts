@@ -1,0 +1,32 @@
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import { legacyCallId } from './cancels';
+import type { ToolContext } from './context';
+import { toolCallFrom, type ToolCall } from './toolCall';
+import { toolError } from './toolError';
+
+/**
+ * Runs one tool call: its ToolCall from the SDK's request, any error as the tool error an agent
+ * can act on. A 2025 client's call over HTTP also follows the shared records for a cancellation
+ * that another replica heard (see CallCancels); stdio and 2026-07-28 clients cancel on the call's
+ * own connection, which the SDK's signal carries.
+ */
+export async function runTool(context: ToolContext, ctx: ServerContext, body: (call: ToolCall) => Promise<CallToolResult>): Promise<CallToolResult> {
+	const sessionId = ctx.mcpReq.envelope === undefined ? ctx.http?.req?.headers.get('mcp-session-id') : undefined;
+	let followed: ReturnType<ToolContext['cancels']['follow']> | undefined;
+	if (sessionId) {
+		try {
+			followed = context.cancels.follow(legacyCallId(context.connect({ apiKey: ctx.http?.authInfo?.token }).fingerprint, sessionId, ctx.mcpReq.id));
+		} catch {
+			// No key or base URL: the tool says so itself.
+		}
+	}
+	const running = toolCallFrom(ctx, followed ? [followed.signal] : []);
+	try {
+		return await body(running.call);
+	} catch (error) {
+		return toolError(error);
+	} finally {
+		running.end();
+		followed?.end();
+	}
+}
