@@ -27,7 +27,7 @@ async function main(): Promise<void> {
 	if (argv.includes('--help')) return say(USAGE);
 	const settings = readSettings(argv, process.env);
 	const store = await openStore(settings.state, say);
-	const context = createToolContext(settings, store);
+	const context = createToolContext(settings, store, say);
 	say(`omni-video-mcp: records (which call made which job, spend, pacing) in ${store.where}`);
 	if (settings.baseUrl === '') say('omni-video-mcp: OMNI_VIDEO_BASE_URL is not set; every tool call will say so until it is.');
 	if (settings.transport === 'http') {

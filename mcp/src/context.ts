@@ -19,9 +19,13 @@ export interface ToolContext {
 	watches: JobWatches;
 	/** Cancellations heard by one process for a call another runs. */
 	cancels: CallCancels;
+	/** A line for the operator (stderr: over stdio, stdout carries the protocol alone). */
+	say(line: string): void;
 }
 
-export function createToolContext(settings: Settings, store: StateStore): ToolContext {
+const toStderr = (line: string) => void process.stderr.write(`${line}\n`);
+
+export function createToolContext(settings: Settings, store: StateStore, say: (line: string) => void = toStderr): ToolContext {
 	const connections = new Connections(settings, store, `${process.pid}-${randomUUID()}`);
 	const now = () => Date.now();
 	return {
@@ -31,5 +35,6 @@ export function createToolContext(settings: Settings, store: StateStore): ToolCo
 		spend: new SpendGuard(settings.spendCap, store, now),
 		watches: new JobWatches(store, now),
 		cancels: new CallCancels(store, now),
+		say,
 	};
 }

@@ -10,7 +10,8 @@ import { toolError } from './toolError';
  * that another replica heard (see CallCancels); stdio and 2026-07-28 clients cancel on the call's
  * own connection, which the SDK's signal carries.
  */
-export async function runTool(context: ToolContext, ctx: ServerContext, body: (call: ToolCall) => Promise<CallToolResult>): Promise<CallToolResult> {
+export async function runTool(context: ToolContext, ctx: ServerContext, tool: string, body: (call: ToolCall) => Promise<CallToolResult>): Promise<CallToolResult> {
+	const startedMs = Date.now();
 	const sessionId = ctx.mcpReq.envelope === undefined ? ctx.http?.req?.headers.get('mcp-session-id') : undefined;
 	let followed: ReturnType<ToolContext['cancels']['follow']> | undefined;
 	if (sessionId) {
@@ -26,6 +27,8 @@ export async function runTool(context: ToolContext, ctx: ServerContext, body: (c
 	} catch (error) {
 		return toolError(error);
 	} finally {
+		// What it left running goes on (a create already sent, the job's looks for other calls).
+		if (running.call.signal.aborted) context.say(`omni-video-mcp: a ${tool} call was cancelled by its client after ${((Date.now() - startedMs) / 1000).toFixed(1)} s`);
 		running.end();
 		followed?.end();
 	}

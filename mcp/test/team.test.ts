@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { agentsRun } from './support/agents';
+import { CLIENT_KINDS, ERA_OF } from './support/clients';
+import { basicsHold, cancelStops } from './support/eraChecks';
 import { call, counts, overHttp, RUN_ROWS } from './support/mcpHarness';
 import { REDIS_SERVER, startTeam as startTeamOn } from './support/team';
 
@@ -153,6 +155,53 @@ maybe('three replicas on one Redis behind a round-robin proxy, --service %s, the
 			expect(forged.status).toBe(callbacks === 'signed' ? 401 : 404);
 			expect(counts(team.sandbox).requests).toBe(before);
 			process.stderr.write(`team callbacks ${callbacks}, ${reading}: ${result.requests} requests for ${result.jobs} jobs (${result.requestsPerJob.toFixed(2)} a job), wall ${result.wallMs} ms\n`);
+		} finally {
+			await team.close();
+		}
+	});
+});
+
+/**
+ * Every client kind through the proxy to three replicas at once: 2026-07-28 and 2025 clients side
+ * by side on one team, the basics, and a cancellation stopping the call wherever it runs. A 2025
+ * client's cancellation is a request of its own, which round robin sends to another replica than
+ * the call's: the call stops through the shared records. The 2026-07-28 requests name their method
+ * and tool in headers a proxy can route on; the 2025 ones need none.
+ */
+(process.env.MCP_TEAM_TEST === '1' ? describe : describe.skip)('every client kind on one team of three replicas', () => {
+	it('serves both eras at once, and a cancellation stops the call on whichever replica runs it', async () => {
+		const team = await startTeamOn('default');
+		const outputs: string[] = [];
+		const connectMs: string[] = [];
+		const logs = () => team.replicas.map((replica) => replica.log()).join('\n');
+		try {
+			for (const kind of CLIENT_KINDS) {
+				const connected = await overHttp(team.proxy.url, team.sandbox.keys.pro, kind);
+				try {
+					expect(connected.client.era).toBe(ERA_OF[kind]);
+					connectMs.push(`${kind} ${Math.round(connected.client.connectMs)} ms`);
+					outputs.push(...(await basicsHold(connected.client, team.sandbox, `A ${kind} kite for the team`)));
+					const seen = team.proxy.requests.length;
+					const stoppedMs = await cancelStops(connected.client, `A ${kind} lighthouse for the team`, logs);
+					const during = team.proxy.requests.slice(seen);
+					const waitCall = during.find((request) => request.method === 'tools/call' && (request.mcpName === 'wait_for_job' || request.mcpName === undefined));
+					if (ERA_OF[kind] === 'legacy') {
+						const cancel = during.find((request) => request.method === 'notifications/cancelled');
+						expect(cancel).toBeDefined();
+						expect(cancel?.replica).not.toBe(waitCall?.replica);
+					}
+					process.stderr.write(`team, ${kind}: stopped ${stoppedMs} ms after the cancel\n`);
+				} finally {
+					await connected.close();
+				}
+			}
+			const modern = team.proxy.requests.filter((request) => request.protocolVersion === '2026-07-28');
+			expect(modern.length).toBeGreaterThan(0);
+			for (const request of modern) expect(request.mcpMethod).toBe(request.method);
+			expect(modern.filter((request) => request.method === 'tools/call').every((request) => typeof request.mcpName === 'string')).toBe(true);
+			expect(team.proxy.requests.some((request) => request.method === 'tools/call' && request.mcpMethod === undefined)).toBe(true);
+			expect(outputs.join('\n') + logs()).not.toContain(team.sandbox.keys.pro);
+			process.stderr.write(`connect through the proxy, three replicas: ${connectMs.join(', ')}\n`);
 		} finally {
 			await team.close();
 		}

@@ -48,7 +48,7 @@ export function registerGenerateVideo(server: McpServer, context: ToolContext): 
 			outputSchema: z.object(jobOutputShape),
 			annotations: { title: 'Generate a video', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
 		},
-		(args, ctx) => runTool(context, ctx, (call) => generate(context, args, call)),
+		(args, ctx) => runTool(context, ctx, 'generate_video', (call) => generate(context, args, call)),
 	);
 }
 

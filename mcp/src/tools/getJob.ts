@@ -23,7 +23,7 @@ export function registerGetJob(server: McpServer, context: ToolContext): void {
 			outputSchema: z.object(jobOutputShape),
 			annotations: { title: 'Get a video job', readOnlyHint: true, idempotentHint: true, openWorldHint: true },
 		},
-		(args, ctx) => runTool(context, ctx, (call) => lookUp(context, args.jobId, call)),
+		(args, ctx) => runTool(context, ctx, 'get_job', (call) => lookUp(context, args.jobId, call)),
 	);
 }
 

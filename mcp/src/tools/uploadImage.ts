@@ -34,7 +34,7 @@ export function registerUploadImage(server: McpServer, context: ToolContext): vo
 			outputSchema: z.object(outputShape),
 			annotations: { title: 'Upload an image', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
 		},
-		(args, ctx) => runTool(context, ctx, (call) => upload(context, args as { path?: string; url?: string }, call)),
+		(args, ctx) => runTool(context, ctx, 'upload_image', (call) => upload(context, args as { path?: string; url?: string }, call)),
 	);
 }
 

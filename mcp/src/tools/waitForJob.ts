@@ -22,7 +22,7 @@ export function registerWaitForJob(server: McpServer, context: ToolContext): voi
 			outputSchema: z.object(jobOutputShape),
 			annotations: { title: 'Wait for a video job', readOnlyHint: true, idempotentHint: true, openWorldHint: true },
 		},
-		(args, ctx) => runTool(context, ctx, (call) => wait(context, args, call)),
+		(args, ctx) => runTool(context, ctx, 'wait_for_job', (call) => wait(context, args, call)),
 	);
 }
 

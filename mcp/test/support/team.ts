@@ -64,10 +64,23 @@ export async function startRedis(): Promise<RedisServer> {
 	};
 }
 
+/** One request as the proxy saw it: where it went, and what it said of itself. */
+export interface Routed {
+	replica: number;
+	/** The JSON-RPC method of its body (the first, for a batch). */
+	method?: string;
+	/** The 2026-07-28 headers, which a proxy can route on without reading the body. */
+	mcpMethod?: string;
+	mcpName?: string;
+	protocolVersion?: string;
+}
+
 export interface Proxy {
 	url: string;
 	/** Which backend each request went to, by index, in order. */
 	routed: number[];
+	/** Each request, in order. */
+	requests: Routed[];
 	close(): Promise<void>;
 }
 
@@ -79,6 +92,17 @@ export interface Proxy {
 export async function startProxy(backends: () => string[]): Promise<Proxy> {
 	let next = 0;
 	const routed: number[] = [];
+	const requests: Routed[] = [];
+	const header = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
+	const methodOf = (body: Buffer): string | undefined => {
+		try {
+			const message: unknown = JSON.parse(body.toString('utf8'));
+			const first = (Array.isArray(message) ? message[0] : message) as { method?: unknown } | undefined;
+			return typeof first?.method === 'string' ? first.method : undefined;
+		} catch {
+			return undefined;
+		}
+	};
 	const server = http.createServer(async (req, res) => {
 		// Read whole first (an MCP message is small), so that a backend found down is skipped with the body intact.
 		const chunks: Buffer[] = [];
@@ -91,6 +115,7 @@ export async function startProxy(backends: () => string[]): Promise<Proxy> {
 			// A connection of its own each time (no keep-alive pool): a stopped backend is then refused at once.
 			const upstream = http.request(target, { method: req.method, headers: { ...req.headers, host: target.host }, agent: false }, (answer) => {
 				routed.push(index);
+				requests.push({ replica: index, method: methodOf(body), mcpMethod: header(req.headers['mcp-method']), mcpName: header(req.headers['mcp-name']), protocolVersion: header(req.headers['mcp-protocol-version']) });
 				res.writeHead(answer.statusCode ?? 502, answer.headers);
 				answer.pipe(res);
 			});
@@ -110,6 +135,7 @@ export async function startProxy(backends: () => string[]): Promise<Proxy> {
 	return {
 		url: `http://127.0.0.1:${port}/mcp`,
 		routed,
+		requests,
 		close: async () => {
 			server.closeAllConnections();
 			await new Promise<void>((resolve) => server.close(() => resolve()));

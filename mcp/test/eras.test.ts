@@ -1,0 +1,49 @@
+import type { Sandbox } from '../../sandbox';
+import { CLIENT_KINDS, ERA_OF } from './support/clients';
+import { basicsHold, cancelStops } from './support/eraChecks';
+import { httpServer, overHttp, overStdio, sandboxFor, serverEnv, type Connected, type HttpServer } from './support/mcpHarness';
+
+jest.setTimeout(120_000);
+
+/**
+ * Every client kind a user meets, on the era it speaks (ERA_OF: 2026-07-28 for the v2 SDK pinned
+ * or negotiating, 2025 for the v2 SDK's default mode, the last 1.x and the 1.26 n8n 2.41 ships),
+ * over stdio and over Streamable HTTP in one process: the basics, and a cancellation that stops
+ * the call on the server. Three replicas behind a proxy: team.test.ts.
+ */
+describe.each(['stdio', 'http'] as const)('every client kind over %s, one process', (transport) => {
+	let sandbox: Sandbox;
+	let server: HttpServer | undefined;
+	const outputs: string[] = [];
+	const connectMs: string[] = [];
+
+	beforeAll(async () => {
+		sandbox = await sandboxFor('default');
+		if (transport === 'http') {
+			const { OMNI_VIDEO_API_KEY: _key, ...env } = serverEnv(sandbox);
+			server = await httpServer(env);
+		}
+	});
+	afterAll(async () => {
+		await server?.stop();
+		await sandbox?.close();
+		process.stderr.write(`connect over ${transport}, one process: ${connectMs.join(', ')}\n`);
+	});
+
+	it.each(CLIENT_KINDS)('the %s client', async (kind) => {
+		const connected: Connected = server ? await overHttp(server.url, sandbox.keys.pro, kind) : await overStdio(serverEnv(sandbox), [], kind);
+		try {
+			expect(connected.client.era).toBe(ERA_OF[kind]);
+			connectMs.push(`${kind} ${Math.round(connected.client.connectMs)} ms`);
+			outputs.push(...(await basicsHold(connected.client, sandbox, `A ${kind} kite over ${transport}`)));
+			await cancelStops(connected.client, `A ${kind} lighthouse over ${transport}`, () => (server ? server.log() : connected.log()));
+		} finally {
+			await connected.close();
+		}
+	});
+
+	it('never shows the key', () => {
+		expect(outputs.length).toBeGreaterThan(10);
+		expect(outputs.join('\n') + (server?.log() ?? '')).not.toContain(sandbox.keys.pro);
+	});
+});
