@@ -47,3 +47,28 @@ describe.each(['stdio', 'http'] as const)('every client kind over %s, one proces
 		expect(outputs.join('\n') + (server?.log() ?? '')).not.toContain(sandbox.keys.pro);
 	});
 });
+
+describe('2025 versions over HTTP', () => {
+	let sandbox: Sandbox;
+	let server: HttpServer;
+	beforeAll(async () => {
+		sandbox = await sandboxFor('default');
+		const { OMNI_VIDEO_API_KEY: _key, ...env } = serverEnv(sandbox);
+		server = await httpServer(env);
+	});
+	afterAll(async () => {
+		await server?.stop();
+		await sandbox?.close();
+	});
+
+	it.each(['2025-11-25', '2025-06-18', '2025-03-26'])('an initialize of %s is answered in it, with a session id every replica takes', async (protocolVersion) => {
+		const answer = await fetch(server.url, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${sandbox.keys.pro}` },
+			body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+		});
+		expect(answer.status).toBe(200);
+		expect(answer.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
+		expect(await answer.text()).toContain(`"protocolVersion":"${protocolVersion}"`);
+	});
+});
