@@ -12,20 +12,27 @@
  * Then, as a team runs it: 20 agents over three HTTP replicas on one Redis behind a round-robin
  * proxy, beside one replica; retries sent to every replica; and 10 agents with the service's
  * callbacks to the proxy, signed and unsigned.
+ * Each reading runs on one protocol era, as the suites do (RUNS): the default reading with the v2
+ * SDK's client negotiating 2026-07-28, the strictest with the last 1.x SDK's (2025-11-25).
  * Results go to bench/results/mcp.json and mcp.md. `-- --team` runs the team's rows alone and keeps
  * the others from the last run (`-- --no-team`: the reverse).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, counts, mentionsRateLimit, overStdio, READINGS, sandboxFor, serverEnv, type Connected, type Reading } from '../mcp/test/support/mcpHarness';
+import { ERA_OF, type ClientKind } from '../mcp/test/support/clients';
+import { call, counts, mentionsRateLimit, overStdio, RUNS, sandboxFor, serverEnv, type Connected, type Reading, type Run } from '../mcp/test/support/mcpHarness';
 import { agentsRun, type AgentsRun } from '../mcp/test/support/agents';
 import { startTeam, type TeamOptions } from '../mcp/test/support/team';
 
 const CALLS = 10;
+
+/** A result's reading and the protocol its client spoke (results from before the eras name the reading alone: 2025). */
+const label = (r: { reading: Reading; client?: ClientKind }): string => (r.client ? `${r.reading}, ${ERA_OF[r.client] === 'modern' ? '2026-07-28' : '2025'} (${r.client})` : r.reading);
 const ARGS = (i: number) => ({ prompt: `A street market at dusk, shot ${i}`, resolution: '720P', duration: 4 });
 
 interface McpBenchResult {
 	reading: Reading;
+	client?: ClientKind;
 	calls: number;
 	jobs: number;
 	requestsPerJob: number;
@@ -37,12 +44,12 @@ interface McpBenchResult {
 	wallMs: number;
 }
 
-async function onReading(reading: Reading): Promise<McpBenchResult> {
+async function onReading({ reading, client }: Run): Promise<McpBenchResult> {
 	// Speed 1: the service's own render times, the server's own estimates.
 	const sandbox = await sandboxFor(reading, { speed: 1 });
 	const env = serverEnv(sandbox);
 	delete env.OMNI_VIDEO_EXPECTED_RENDER_SECONDS;
-	const server = await overStdio(env);
+	const server = await overStdio(env, [], client);
 	const started = Date.now();
 	let longestCallMs = 0;
 	let callsMade = 0;
@@ -72,6 +79,7 @@ async function onReading(reading: Reading): Promise<McpBenchResult> {
 		const after = counts(sandbox);
 		return {
 			reading,
+			client,
 			calls: CALLS,
 			jobs: made.jobs,
 			requestsPerJob: made.requests / made.jobs,
@@ -92,19 +100,20 @@ const AGENTS = 16;
 
 interface MachineResult {
 	reading: Reading;
+	client?: ClientKind;
 	oneProcess: AgentsRun;
 	twoProcesses: AgentsRun;
 	jobsMadeByRetryAfterRestart: number;
 }
 
 /** Servers on one records folder, at real speed, the server's own estimates. */
-async function onMachine(reading: Reading): Promise<MachineResult> {
+async function onMachine({ reading, client }: Run): Promise<MachineResult> {
 	const agentArgs = (i: number) => ({ prompt: `A lantern festival, shot ${i}`, resolution: '720P', duration: 4 });
 	const withServers = async <T>(processes: number, work: (sandbox: Awaited<ReturnType<typeof sandboxFor>>, servers: Connected[], env: Record<string, string>) => Promise<T>): Promise<T> => {
 		const sandbox = await sandboxFor(reading, { speed: 1 });
 		const env = serverEnv(sandbox);
 		delete env.OMNI_VIDEO_EXPECTED_RENDER_SECONDS;
-		const servers = await Promise.all(Array.from({ length: processes }, () => overStdio(env)));
+		const servers = await Promise.all(Array.from({ length: processes }, () => overStdio(env, [], client)));
 		try {
 			return await work(sandbox, servers, env);
 		} finally {
@@ -119,16 +128,16 @@ async function onMachine(reading: Reading): Promise<MachineResult> {
 		await call(servers[0].client, 'generate_video', args);
 		await servers[0].close();
 		const before = counts(sandbox).jobs;
-		const restarted = await overStdio(env);
+		const restarted = await overStdio(env, [], client);
 		servers.push(restarted);
 		await call(restarted.client, 'generate_video', args);
 		return counts(sandbox).jobs - before;
 	});
-	return { reading, oneProcess, twoProcesses, jobsMadeByRetryAfterRestart };
+	return { reading, client, oneProcess, twoProcesses, jobsMadeByRetryAfterRestart };
 }
 
 function machineReport(results: MachineResult[]): string[] {
-	const row = (reading: Reading, layout: string, r: AgentsRun | undefined) =>
+	const row = (reading: string, layout: string, r: AgentsRun | undefined) =>
 		r
 			? `| ${reading} | ${layout} | ${r.jobs} | ${r.requestsPerJob.toFixed(2)} | ${r.requests} | ${r.answered429} | ${r.surfaced429} | ${(r.longestCallMs / 1000).toFixed(1)} s | ${(r.wallMs / 1000).toFixed(0)} s |`
 			: `| ${reading} | ${layout} | ${AGENTS} | 2.00 | ${2 * AGENTS} | 0 | 0 | | |`;
@@ -137,11 +146,11 @@ function machineReport(results: MachineResult[]): string[] {
 		'',
 		`${AGENTS} agents on one Pro key, each asking for its own video (720P, 4 s) and following \`nextStep\` after its \`afterSeconds\` until done, through one server process or two on the same records folder (two clients of one user). The floor is an agent that creates and looks once, at the job's end.`,
 		'',
-		'| Reading | Layout | Jobs | Requests a job | Requests | 429s the service answered | 429s an agent saw | Longest call | Wall |',
+		'| Reading, protocol | Layout | Jobs | Requests a job | Requests | 429s the service answered | 429s an agent saw | Longest call | Wall |',
 		'|---|---|---|---|---|---|---|---|---|',
-		...results.flatMap((r) => [row(r.reading, 'floor: create + one look', undefined), row(r.reading, 'one process', r.oneProcess), row(r.reading, 'two processes', r.twoProcesses)]),
+		...results.flatMap((r) => [row(label(r), 'floor: create + one look', undefined), row(label(r), 'one process', r.oneProcess), row(label(r), 'two processes', r.twoProcesses)]),
 		'',
-		`Jobs made by a retried \`generate_video\` after the server was restarted: ${results.map((r) => `${r.jobsMadeByRetryAfterRestart} (${r.reading})`).join(', ')}.`,
+		`Jobs made by a retried \`generate_video\` after the server was restarted: ${results.map((r) => `${r.jobsMadeByRetryAfterRestart} (${label(r)})`).join(', ')}.`,
 		'',
 	];
 }
@@ -151,6 +160,7 @@ const CALLBACK_AGENTS = 10;
 
 interface TeamResult {
 	reading: Reading;
+	client?: ClientKind;
 	oneReplica: AgentsRun;
 	threeReplicas: AgentsRun;
 	/** Jobs made by the same call sent again through the proxy, once to each replica. */
@@ -161,10 +171,10 @@ interface TeamResult {
 }
 
 /** Replicas on one Redis behind a round-robin proxy, at real speed, the servers on their own estimates. */
-async function onTeam(reading: Reading): Promise<TeamResult> {
+async function onTeam({ reading, client }: Run): Promise<TeamResult> {
 	const teamArgs = (i: number) => ({ prompt: `A paper boat, take ${i}`, resolution: '720P', duration: 4 });
 	const withTeam = async <T>(options: TeamOptions, work: (team: Awaited<ReturnType<typeof startTeam>>) => Promise<T>): Promise<T> => {
-		const team = await startTeam(reading, { ...options, realSpeed: true });
+		const team = await startTeam(reading, { ...options, realSpeed: true, client });
 		try {
 			return await work(team);
 		} finally {
@@ -184,27 +194,27 @@ async function onTeam(reading: Reading): Promise<TeamResult> {
 	});
 	const signedCallbacks = reading === 'spec' ? undefined : await withTeam({ callbacks: 'signed' }, agents(CALLBACK_AGENTS));
 	const unsignedCallbacks = await withTeam({ callbacks: 'unsigned' }, agents(CALLBACK_AGENTS));
-	return { reading, oneReplica, threeReplicas, jobsMadeByRetriesAcrossReplicas, signedCallbacks, unsignedCallbacks };
+	return { reading, client, oneReplica, threeReplicas, jobsMadeByRetriesAcrossReplicas, signedCallbacks, unsignedCallbacks };
 }
 
 function teamReport(results: TeamResult[], date: string): string[] {
-	const row = (reading: Reading, layout: string, r: AgentsRun | undefined) =>
+	const row = (reading: string, layout: string, r: AgentsRun | undefined) =>
 		r ? `| ${reading} | ${layout} | ${r.jobs} | ${r.requestsPerJob.toFixed(2)} | ${r.requests} | ${r.answered429} | ${r.surfaced429} | ${(r.longestCallMs / 1000).toFixed(1)} s | ${(r.wallMs / 1000).toFixed(0)} s |` : `| ${reading} | ${layout} | not on this reading: the service signs no callback | | | | | | |`;
 	return [
 		'## A team: replicas on one Redis behind a proxy',
 		'',
 		`${date} UTC. Streamable HTTP replicas with their records in one Redis (Debian's redis-server), behind a round-robin proxy without sticky sessions; the SDK client over HTTP with the Pro key as its bearer header; each agent follows \`nextStep\` after its \`afterSeconds\` until done (720P, 4 s). ${TEAM_AGENTS} agents on one replica and on three ran side by side, each on a sandbox, Redis and key of its own. With callbacks, ${CALLBACK_AGENTS} agents over three replicas, \`--public-url\` the proxy's.`,
 		'',
-		'| Reading | Layout | Jobs | Requests a job | Requests | 429s the service answered | 429s an agent saw | Longest call | Wall |',
+		'| Reading, protocol | Layout | Jobs | Requests a job | Requests | 429s the service answered | 429s an agent saw | Longest call | Wall |',
 		'|---|---|---|---|---|---|---|---|---|',
 		...results.flatMap((r) => [
-			row(r.reading, `${TEAM_AGENTS} agents, one replica`, r.oneReplica),
-			row(r.reading, `${TEAM_AGENTS} agents, three replicas`, r.threeReplicas),
-			row(r.reading, `HTTP with callbacks, signed (${CALLBACK_AGENTS} agents)`, r.signedCallbacks),
-			row(r.reading, `HTTP with callbacks, unsigned (${CALLBACK_AGENTS} agents)`, r.unsignedCallbacks),
+			row(label(r), `${TEAM_AGENTS} agents, one replica`, r.oneReplica),
+			row(label(r), `${TEAM_AGENTS} agents, three replicas`, r.threeReplicas),
+			row(label(r), `HTTP with callbacks, signed (${CALLBACK_AGENTS} agents)`, r.signedCallbacks),
+			row(label(r), `HTTP with callbacks, unsigned (${CALLBACK_AGENTS} agents)`, r.unsignedCallbacks),
 		]),
 		'',
-		`Three replicas' wall against one's: ${results.map((r) => `${(r.threeReplicas.wallMs / r.oneReplica.wallMs).toFixed(2)}× (${r.reading})`).join(', ')}. Jobs made by a call retried once on each replica: ${results.map((r) => `${r.jobsMadeByRetriesAcrossReplicas} (${r.reading})`).join(', ')}.`,
+		`Three replicas' wall against one's: ${results.map((r) => `${(r.threeReplicas.wallMs / r.oneReplica.wallMs).toFixed(2)}× (${label(r)})`).join(', ')}. Jobs made by a call retried once on each replica: ${results.map((r) => `${r.jobsMadeByRetriesAcrossReplicas} (${label(r)})`).join(', ')}.`,
 		'',
 	];
 }
@@ -212,16 +222,16 @@ function teamReport(results: TeamResult[], date: string): string[] {
 function report(results: McpBenchResult[], date: string, machine: MachineResult[], team: TeamResult[], teamDate: string): string {
 	const rows = results.map(
 		(r) =>
-			`| ${r.reading} | ${r.jobs} | ${r.requestsPerJob.toFixed(2)} | ${(r.longestCallMs / 1000).toFixed(1)} s | ${r.callsMade} | ${r.surfaced429} | ${r.sandbox429} | ${r.jobsPerRetriedCall} | ${(r.wallMs / 1000).toFixed(0)} s |`,
+			`| ${label(r)} | ${r.jobs} | ${r.requestsPerJob.toFixed(2)} | ${(r.longestCallMs / 1000).toFixed(1)} s | ${r.callsMade} | ${r.surfaced429} | ${r.sandbox429} | ${r.jobsPerRetriedCall} | ${(r.wallMs / 1000).toFixed(0)} s |`,
 	);
 	return [
 		'# MCP server: measured',
 		'',
 		`${date} UTC, \`npm run bench:mcp\`: ${CALLS} \`generate_video\` calls at once on a Pro key (5 jobs at once, 30 requests a minute),`,
-		'the SDK Client over stdio, the sandbox at real speed (720P, 4 s: renders drawn across 30–90 s), the default 45 s bound.',
+		'the SDK client over stdio, the sandbox at real speed (720P, 4 s: renders drawn across 30–90 s), the default 45 s bound.',
 		'Each call is followed through its `nextStep` until its video is done, then made once more with the same arguments.',
 		'',
-		'| Reading | Jobs | Requests a job | Longest call | Calls made | 429s the agent saw | 429s the sandbox answered | Jobs made per retried call | Wall |',
+		'| Reading, protocol | Jobs | Requests a job | Longest call | Calls made | 429s the agent saw | 429s the sandbox answered | Jobs made per retried call | Wall |',
 		'|---|---|---|---|---|---|---|---|---|',
 		...rows,
 		'',
@@ -248,17 +258,17 @@ async function main(): Promise<void> {
 	const out: McpBenchFile = { date: last.date ?? date, results: last.results ?? [], machine: last.machine ?? [], teamDate: last.teamDate ?? date, team: last.team ?? [] };
 	if (only !== 'team') Object.assign(out, { date, results: [], machine: [] });
 	if (only !== 'single') Object.assign(out, { teamDate: date, team: [] });
-	for (const reading of READINGS) {
+	for (const run of RUNS) {
 		if (only !== 'team') {
-			const result = await onReading(reading);
+			const result = await onReading(run);
 			console.log(JSON.stringify(result));
 			out.results.push(result);
-			const onOneMachine = await onMachine(reading);
+			const onOneMachine = await onMachine(run);
 			console.log(JSON.stringify(onOneMachine));
 			out.machine.push(onOneMachine);
 		}
 		if (only !== 'single') {
-			const team = await onTeam(reading);
+			const team = await onTeam(run);
 			console.log(JSON.stringify(team));
 			out.team.push(team);
 		}
