@@ -1,4 +1,4 @@
-import { Doc, pruneOlderThan } from './state/records';
+import { recordStep } from './state/recordStep';
 import type { StateStore } from './state/store';
 
 /** A cancellation is kept this long: far past any call it could still stop. */
@@ -6,12 +6,11 @@ const KEEP_MS = 15 * 60_000;
 /** How often a process with calls that may be cancelled elsewhere reads the records. */
 const READ_MS = 500;
 
-interface CancelsDoc {
-	/** When each call was cancelled, by its call id. */
-	calls: Record<string, number>;
-}
+const cancelRecordName = (callId: string) => `cancel:${callId}`;
 
-const empty = (): CancelsDoc => ({ calls: {} });
+/** Notes that the call was cancelled (a record of its own, gone once no call could need it). */
+const noteCancel = recordStep<null, void>('note cancel', (_values, _args, nowMs) => ({ writes: [{ value: { atMs: nowMs }, expiresAtMs: nowMs + KEEP_MS }], answer: undefined }), `save(1, { atMs = now }, now + ${KEEP_MS})
+return nil`);
 
 /**
  * Cancellations that reach another process than the call's. A 2025 client cancels over HTTP with
@@ -25,14 +24,10 @@ export class CallCancels {
 	private readonly running = new Map<string, AbortController>();
 	private timer: NodeJS.Timeout | undefined;
 
-	private readonly doc: Doc<CancelsDoc>;
-
 	constructor(
-		store: StateStore,
+		private readonly store: StateStore,
 		private readonly now: () => number,
-	) {
-		this.doc = new Doc(store, 'cancels', empty);
-	}
+	) {}
 
 	/** A signal that aborts when the call is cancelled anywhere; end() when the call is over. */
 	follow(callId: string): { signal: AbortSignal; end(): void } {
@@ -56,18 +51,17 @@ export class CallCancels {
 	async cancel(callId: string): Promise<void> {
 		const here = this.running.get(callId);
 		if (here) return here.abort();
-		const nowMs = this.now();
-		await this.doc.change((doc) => {
-			pruneOlderThan(doc.calls, (atMs) => atMs, nowMs, KEEP_MS);
-			doc.calls[callId] = nowMs;
-		});
+		await this.store.run(noteCancel, [cancelRecordName(callId)], null, this.now());
 	}
 
 	private async readCancels(): Promise<void> {
 		if (this.running.size === 0) return;
 		// Records out of reach: the call runs to its bound, as it would have without the cancellation.
-		const doc = await this.doc.read().catch(empty);
-		for (const [callId, controller] of this.running) if (doc.calls[callId] !== undefined) controller.abort();
+		await Promise.all(
+			[...this.running].map(async ([callId, controller]) => {
+				if ((await this.store.get(cancelRecordName(callId)).catch(() => undefined)) !== undefined) controller.abort();
+			}),
+		);
 	}
 }
 

@@ -10,11 +10,12 @@ const USAGE = `omni-video-mcp: Omni Video's MCP server (docs/mcp.md)
   omni-video-mcp --http [--port N]   Streamable HTTP at http://127.0.0.1:N/mcp (default 3333)
 Options: --host H, --allow-origin O, --wait-seconds S, --allow-dir D, --state-dir D|none,
   --redis URL (records in Redis, for replicas behind a proxy: docs/mcp.md#running-it-for-a-team),
+  --redis-cluster (the --redis URL is a node of a Redis Cluster),
   --public-url URL (with --http: the address the service calls back)
 Environment: OMNI_VIDEO_API_KEY, OMNI_VIDEO_BASE_URL, OMNI_VIDEO_PLAN (pro|premium),
   OMNI_VIDEO_SPEND_CAP_CREDITS, OMNI_VIDEO_SPEND_CAP_HOURS, OMNI_VIDEO_MCP_WAIT_SECONDS,
   OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES, OMNI_VIDEO_MCP_ALLOWED_DIRS, OMNI_VIDEO_MCP_STATE_DIR,
-  OMNI_VIDEO_MCP_REDIS_URL, OMNI_VIDEO_MCP_PUBLIC_URL, OMNI_VIDEO_WEBHOOK_SECRET,
+  OMNI_VIDEO_MCP_REDIS_URL, OMNI_VIDEO_MCP_REDIS_CLUSTER=1, OMNI_VIDEO_MCP_PUBLIC_URL, OMNI_VIDEO_WEBHOOK_SECRET,
   OMNI_VIDEO_EXPECTED_RENDER_SECONDS`;
 
 /** Everything the server says goes to stderr: over stdio, stdout carries the protocol alone. */

@@ -1,4 +1,5 @@
-import { abortableSleep, createOmniVideoClient, emptyPlanRecord, isLocalSandbox, keyFingerprint, PLANS, sharedPlanOver, type OmniVideoClient } from '../../core';
+import { abortableSleep, createOmniVideoClient, isLocalSandbox, keyFingerprint, PLANS, type OmniVideoClient } from '../../core';
+import { sharedPlanIn } from './planRecords';
 import type { StateStore } from './state/store';
 import { fetchTransport } from './fetchTransport';
 import type { Settings } from './settings';
@@ -67,7 +68,7 @@ export class Connections {
 				limiterKey: fingerprint,
 				redact: [apiKey],
 				// Every process on the key paces through one record: the plan is the key's, not the process's.
-				sharedPlan: { plan: sharedPlanOver((change) => this.store.transact(`plan-${fingerprint}`, emptyPlanRecord, change)), holderId: this.holderId },
+				sharedPlan: { plan: sharedPlanIn(this.store, fingerprint), holderId: this.holderId },
 			});
 			const callbackUrl = this.settings.publicUrl === undefined ? undefined : `${this.settings.publicUrl}${CALLBACK_PATH}${fingerprint}`;
 			connection = { client, fingerprint, baseUrl, allowInsecureLoopbackCallback: isLocalSandbox(baseUrl), callbackUrl };

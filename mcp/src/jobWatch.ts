@@ -1,7 +1,7 @@
 import { callbackLateMs, expectedRenderSeconds, GENERATE_LIMITS, isOmniVideoError, isTerminal, jobSeenEnded, learnRenderTime, type JobRecord } from '../../core';
 import { sleep, type Connection } from './connection';
-import { lookOrFollow, RECORDS_READ_MS, type HeldJob, type Seen } from './lookHold';
-import { Doc, KEEP_MS, pruneOlderThan } from './state/records';
+import { dropLooks, holdLooks, jobEntryFrom, jobRecordName, noteCallback, noteJobSeen, takeLooks, type JobEntry, type Seen } from './jobRecords';
+import { lookOrFollow, RECORDS_READ_MS, type HeldJobRecord } from './lookHold';
 import type { StateStore } from './state/store';
 
 /** The longest a job is watched without an end: past the longest render, and a call's wait, many times. */
@@ -9,24 +9,9 @@ const WATCH_MS = 15 * 60_000;
 /**
  * What one look is worth, as a share of the key's median render time: over three times core's
  * default. An agent waits seconds more for a video it waits a minute for anyway, and the plan's
- * requests (200 an hour on Pro) are what its next videos need: 16 agents at real speed spent 2.56
- * (default reading) and 2.69 (spec) requests a job at 0.3, 2.25 and 2.38 at 0.5, for a wall 5-10 %
- * longer (bench/results/mcp.md).
+ * requests (200 an hour on Pro) are what its next videos need (docs/benchmarks.md#mcp-server).
  */
 const LOOK_COST_SHARE = 0.5;
-
-/** What the server knows of each job it made or looked at, kept for every process and restart. */
-interface JobsState {
-	jobs: Record<string, JobEntry>;
-}
-
-/** A job's record: when it was made and is expected to end, what was last seen of it (HeldJob's `seen`), and who looks it up. */
-interface JobEntry extends HeldJob {
-	expectedEndAtMs?: number;
-	createdAtMs?: number;
-	notedAtMs: number;
-	callbackAtMs?: number;
-}
 
 /** When a job this server made was created and is expected to end (host clock): where its looks are placed from. */
 export interface JobTimes {
@@ -72,27 +57,17 @@ export class JobWatches {
 
 	/** The job as last seen by any process sharing the records, if it was. */
 	async lastSeen(fingerprint: string, jobId: string): Promise<Seen | undefined> {
-		return (await this.doc(fingerprint).read()).jobs[jobId]?.seen;
+		return (await this.entry(fingerprint, jobId))?.seen;
 	}
 
 	/** When the job is expected to end (real ms), if known. */
 	async expectedEndAt(fingerprint: string, jobId: string): Promise<number | undefined> {
-		return (await this.doc(fingerprint).read()).jobs[jobId]?.expectedEndAtMs;
+		return (await this.entry(fingerprint, jobId))?.expectedEndAtMs;
 	}
 
 	/** Notes a job as just seen, and when it was created and is expected to end when that is first learned. */
 	async seen(fingerprint: string, job: JobRecord, times?: JobTimes): Promise<void> {
-		await this.doc(fingerprint).change((state) => {
-			pruneOlderThan(state.jobs, (entry) => entry.notedAtMs, this.now(), KEEP_MS);
-			const known = state.jobs[job.id];
-			state.jobs[job.id] = {
-				...known,
-				expectedEndAtMs: known?.expectedEndAtMs ?? times?.expectedEndAtMs,
-				createdAtMs: known?.createdAtMs ?? times?.createdAtMs,
-				seen: { job, seenAtMs: this.now() },
-				notedAtMs: known?.notedAtMs ?? this.now(),
-			};
-		});
+		await this.store.run(noteJobSeen, [jobRecordName(fingerprint, job.id)], { job, createdAtMs: times?.createdAtMs, expectedEndAtMs: times?.expectedEndAtMs }, this.now());
 	}
 
 	/** This process's schedule for the job, if one runs. */
@@ -148,8 +123,13 @@ export class JobWatches {
 					told(seen);
 				},
 			}));
-		const doc = this.doc(connection.fingerprint);
-		const record = { read: () => doc.read().then((state) => state.jobs[job.id]), change: <R>(step: (held: HeldJob | undefined) => R) => doc.change((state) => step(state.jobs[job.id])) };
+		const name = jobRecordName(connection.fingerprint, job.id);
+		const record: HeldJobRecord = {
+			read: () => this.entry(connection.fingerprint, job.id),
+			take: (me, untilMs, gone) => this.store.run(takeLooks, [name], { me, untilMs, gone }, this.now()),
+			hold: (me, untilMs, nextLookAtMs) => this.store.run(holdLooks, [name], { me, untilMs, nextLookAtMs }, this.now()),
+			drop: (me) => this.store.run(dropLooks, [name], { me }, this.now()),
+		};
 		const ended = lookOrFollow(record, this.store, this.now, stop.signal, {
 			look,
 			told,
@@ -197,12 +177,12 @@ export class JobWatches {
 	 * Where a job's looks are counted from. A job this server made is counted from its create, as
 	 * noted, whichever call or process starts the schedule: counted from the schedule's start
 	 * instead, the first look of a job picked up late comes early, and the end its progress implies
-	 * comes out seconds away, look after look (the 16-agent bench found jobs looked up 5 times).
+	 * comes out seconds away, look after look.
 	 */
 	private async scheduleFrom(fingerprint: string, jobId: string, known: { expectedMs?: number; createdAtMs?: number }): Promise<{ expectedMs?: number; createdAtMs?: number }> {
-		const noted = (await this.doc(fingerprint).read()).jobs[jobId];
+		const noted = await this.entry(fingerprint, jobId);
 		if (noted?.createdAtMs !== undefined && noted.expectedEndAtMs !== undefined) return { createdAtMs: noted.createdAtMs, expectedMs: Math.max(1_000, noted.expectedEndAtMs - noted.createdAtMs) };
-		// Noted by an earlier release, with its expected end alone: what remains of it.
+		// Noted with its expected end alone: what remains of it.
 		if (noted?.expectedEndAtMs !== undefined) return { expectedMs: Math.max(1_000, noted.expectedEndAtMs - this.now()) };
 		return known;
 	}
@@ -213,14 +193,7 @@ export class JobWatches {
 	 * lookup. False for a job these records do not know (forged, or another server's): nothing noted.
 	 */
 	async heard(fingerprint: string, job: JobRecord, verified: boolean): Promise<boolean> {
-		return this.doc(fingerprint).change((state) => {
-			const entry = state.jobs[job.id];
-			if (!entry) return false;
-			if (verified) {
-				if (isTerminal(job) && !(entry.seen && isTerminal(entry.seen.job))) entry.seen = { job, seenAtMs: this.now() };
-			} else entry.callbackAtMs = this.now();
-			return true;
-		});
+		return this.store.run(noteCallback, [jobRecordName(fingerprint, job.id)], { job, verified }, this.now());
 	}
 
 	/**
@@ -247,7 +220,7 @@ export class JobWatches {
 		let confirmedAtMs = 0;
 		while (!signal.aborted && this.now() < overdueAtMs()) {
 			lookDueAt(overdueAtMs());
-			const entry = (await this.doc(connection.fingerprint).read()).jobs[jobId];
+			const entry = await this.entry(connection.fingerprint, jobId);
 			if (entry?.seen && isTerminal(entry.seen.job)) return ended(entry.seen.job);
 			if (entry?.callbackAtMs !== undefined && entry.callbackAtMs > confirmedAtMs) {
 				confirmedAtMs = entry.callbackAtMs;
@@ -259,7 +232,7 @@ export class JobWatches {
 		return undefined;
 	}
 
-	private doc(fingerprint: string): Doc<JobsState> {
-		return new Doc(this.store, `jobs-${fingerprint}`, () => ({ jobs: {} }));
+	private async entry(fingerprint: string, jobId: string): Promise<JobEntry | undefined> {
+		return jobEntryFrom(await this.store.get(jobRecordName(fingerprint, jobId)));
 	}
 }

@@ -1,64 +1,98 @@
 import type { LedgerEntry, SharedJobLedger } from '../../core';
-import { Doc, KEEP_MS, pruneOlderThan } from './state/records';
+import { recordStep } from './state/recordStep';
+import { KEEP_MS } from './state/records';
 import type { StateStore } from './state/store';
 
-interface LedgerRecord {
+/** A create's record: what it made (or when it was sent), when first noted, and who sent it. */
+export interface CreateRecord {
 	entry: LedgerEntry;
 	notedAtMs: number;
-	/** The process that sent the create (the store's holder; a pid in older files), while its answer may still come. */
-	sender?: string | number;
+	/** The process that sent the create (the store's holder), while its answer may still come. */
+	sender?: string;
 }
 
 /** A create's answer comes within this (the request's own timeout): one sent longer ago lost its answer. */
 const CREATE_ANSWER_MS = 120_000;
 
-export interface LedgerState {
-	creates: Record<string, LedgerRecord>;
-}
+/** The record of the create of one idempotency key: its own hash tag, every step on it a step on it alone. */
+export const createRecordName = (idempotencyKey: string): string => `create:{${idempotencyKey}}`;
+
+/** Claims the create for the sender unless it is recorded already (answers what is recorded). */
+export const claimCreate = recordStep<{ entry: LedgerEntry; sender: string }, LedgerEntry | undefined>(
+	'claim create',
+	([value], { entry, sender }, nowMs) => {
+		const known = value as CreateRecord | undefined;
+		if (known) return { writes: [undefined], answer: known.entry };
+		return { writes: [{ value: { entry, notedAtMs: nowMs, sender }, expiresAtMs: nowMs + KEEP_MS }], answer: undefined };
+	},
+	`local known = load(1)
+if known then return answer(known.entry) end
+save(1, { entry = args.entry, notedAtMs = now, sender = args.sender }, now + ${KEEP_MS})
+return nil`,
+);
+
+/** Notes what the create made (or that it is being sent); the first time it was noted stays its time. */
+export const noteCreate = recordStep<{ entry: LedgerEntry; sender?: string }, void>(
+	'note create',
+	([value], { entry, sender }, nowMs) => {
+		const notedAtMs = (value as CreateRecord | undefined)?.notedAtMs ?? nowMs;
+		return { writes: [{ value: { entry, notedAtMs, ...(sender === undefined ? {} : { sender }) }, expiresAtMs: notedAtMs + KEEP_MS }], answer: undefined };
+	},
+	`local known = load(1)
+local notedAtMs = now
+if known then notedAtMs = known.notedAtMs end
+save(1, { entry = args.entry, notedAtMs = notedAtMs, sender = args.sender }, notedAtMs + ${KEEP_MS})
+return nil`,
+);
+
+/** The sender saw its create fail without an answer: nobody waits for it any more. */
+export const createAnswerLost = recordStep<null, void>(
+	'create answer lost',
+	([value]) => {
+		const known = value as CreateRecord | undefined;
+		if (!known || !('sentAtMs' in known.entry)) return { writes: [undefined], answer: undefined };
+		const { sender: _sender, ...rest } = known;
+		return { writes: [{ value: rest, expiresAtMs: known.notedAtMs + KEEP_MS }], answer: undefined };
+	},
+	`local known = load(1)
+if known and known.entry.sentAtMs then
+	known.sender = nil
+	save(1, known, known.notedAtMs + ${KEEP_MS})
+end
+return nil`,
+);
+
+export const forgetCreate = recordStep<null, void>('forget create', () => ({ writes: [null], answer: undefined }), `redis.call('DEL', KEYS[1])
+return nil`);
 
 /**
  * core's ledger on the server's store: which job each create made, by idempotency key, so that a
- * call asked again, in this process, after a restart or in another process on the machine, is
- * answered from our own records whether or not the service honours the key. A create is claimed
- * here before it is sent: of two processes asked the same create at once, one sends it.
+ * call asked again, in this process, after a restart or in another process or replica, is answered
+ * from our own records whether or not the service honours the key. A create is claimed here before
+ * it is sent: of two processes asked the same create at once, one sends it. Each create is a
+ * record of its own, kept a day from when it was first noted.
  */
 export class ServerLedger implements SharedJobLedger {
-	private readonly doc: Doc<LedgerState>;
-
 	constructor(
 		private readonly store: StateStore,
 		private readonly now: () => number,
-	) {
-		this.doc = new Doc(store, 'ledger', () => ({ creates: {} }));
-	}
+	) {}
 
 	async find(idempotencyKey: string): Promise<LedgerEntry | undefined> {
-		return this.live((await this.doc.read()).creates[idempotencyKey])?.entry;
+		return (await this.record(idempotencyKey))?.entry;
 	}
 
-	/** When each create still kept was noted (sent or answered), for telling a retry from a new request. */
-	async notedTimes(): Promise<(idempotencyKey: string) => number | undefined> {
-		const { creates } = await this.doc.read();
-		return (key) => this.live(creates[key])?.notedAtMs;
+	/** When the create was first noted (sent or answered), for telling a retry from a new request. */
+	async notedAt(idempotencyKey: string): Promise<number | undefined> {
+		return (await this.record(idempotencyKey))?.notedAtMs;
 	}
 
 	async note(idempotencyKey: string, entry: LedgerEntry): Promise<void> {
-		await this.doc.change((state) => {
-			pruneOlderThan(state.creates, (record) => record.notedAtMs, this.now());
-			// The first time the request was noted stays its time: the retry window runs from it.
-			const notedAtMs = this.live(state.creates[idempotencyKey])?.notedAtMs ?? this.now();
-			state.creates[idempotencyKey] = { entry, notedAtMs, ...('sentAtMs' in entry ? { sender: this.store.holder } : {}) };
-		});
+		await this.store.run(noteCreate, [createRecordName(idempotencyKey)], { entry, ...('sentAtMs' in entry ? { sender: this.store.holder } : {}) }, this.now());
 	}
 
 	async claim(idempotencyKey: string, entry: { sentAtMs: number }): Promise<LedgerEntry | undefined> {
-		return this.doc.change((state) => {
-			pruneOlderThan(state.creates, (record) => record.notedAtMs, this.now());
-			const known = this.live(state.creates[idempotencyKey]);
-			if (known) return known.entry;
-			state.creates[idempotencyKey] = { entry, notedAtMs: this.now(), sender: this.store.holder };
-			return undefined;
-		});
+		return this.store.run(claimCreate, [createRecordName(idempotencyKey)], { entry, sender: this.store.holder }, this.now());
 	}
 
 	/**
@@ -66,26 +100,23 @@ export class ServerLedger implements SharedJobLedger {
 	 * a call asked again then waits for it rather than being told its outcome is unknown.
 	 */
 	async answerPending(idempotencyKey: string): Promise<boolean> {
-		const record = this.live((await this.doc.read()).creates[idempotencyKey]);
+		const record = await this.record(idempotencyKey);
 		if (!record || !('sentAtMs' in record.entry) || record.sender === undefined) return false;
 		return this.now() - record.entry.sentAtMs < CREATE_ANSWER_MS && (await this.store.alive(String(record.sender)));
 	}
 
 	/** This process saw the create fail without an answer: nobody waits for it any more. */
 	async answerLost(idempotencyKey: string): Promise<void> {
-		await this.doc.change((state) => {
-			const record = state.creates[idempotencyKey];
-			if (record && 'sentAtMs' in record.entry) delete record.sender;
-		});
+		await this.store.run(createAnswerLost, [createRecordName(idempotencyKey)], null, this.now());
 	}
 
 	async forget(idempotencyKey: string): Promise<void> {
-		await this.doc.change((state) => {
-			delete state.creates[idempotencyKey];
-		});
+		await this.store.run(forgetCreate, [createRecordName(idempotencyKey)], null, this.now());
 	}
 
-	private live(record: LedgerRecord | undefined): LedgerRecord | undefined {
+	private async record(idempotencyKey: string): Promise<CreateRecord | undefined> {
+		const record = await this.store.get<CreateRecord>(createRecordName(idempotencyKey));
+		// The store's clock decides what expired; the ledger's own says the same for a store that keeps longer.
 		return record && this.now() - record.notedAtMs < KEEP_MS ? record : undefined;
 	}
 }

@@ -1,5 +1,6 @@
 import { isOmniVideoError, isTerminal, type JobRecord } from '../../core';
 import { sleep } from './connection';
+import type { Looker, Seen } from './jobRecords';
 import type { StateStore } from './state/store';
 
 /** How often a process waiting on another's looks, or on a callback to any replica, reads the records (no request). */
@@ -12,23 +13,21 @@ const GRACE_MS = 15_000;
 /** How often a process waiting on another's looks asks whether that one still runs. */
 const ALIVE_ASK_MS = 2_000;
 
-/** A job as last seen, and when: what a call answers from instead of asking the service again. */
-export interface Seen {
-	job: JobRecord;
-	seenAtMs: number;
-}
-
-/** A job's entry in the shared records, as far as the hold on its looks reads and writes it. */
+/** A job's record, as far as the hold on its looks reads it. */
 export interface HeldJob {
 	seen?: Seen;
-	/** The process that looks the job up for everyone, until when, and when its next look is due. */
-	looker?: { by: string; untilMs: number; nextLookAtMs?: number };
+	looker?: Looker;
 }
 
-/** The job's entry: read, and changed in one atomic step across the processes sharing the records. */
+/** The job's record: read, and its hold changed by one atomic step each across the processes sharing the records. */
 export interface HeldJobRecord {
 	read(): Promise<HeldJob | undefined>;
-	change<R>(step: (held: HeldJob | undefined) => R): Promise<R>;
+	/** Takes the looks unless another process (not `gone`) holds them; true also when the job is not recorded. */
+	take(me: string, untilMs: number, gone?: string): Promise<boolean>;
+	/** The holder's next look is due at `nextLookAtMs`; its hold lasts until `untilMs`. */
+	hold(me: string, untilMs: number, nextLookAtMs: number): Promise<void>;
+	/** The holder gives the looks up. */
+	drop(me: string): Promise<void>;
 }
 
 export interface LookPlan {
@@ -78,35 +77,24 @@ export async function lookOrFollow(record: HeldJobRecord, store: Pick<StateStore
 
 /** Takes the job's looks unless another process (not `gone`) holds them; true also when the records cannot say. */
 function claim(record: HeldJobRecord, me: string, now: () => number, gone?: string): Promise<boolean> {
-	return record
-		.change((held) => {
-			if (!held) return true;
-			if (held.looker && held.looker.by !== me && held.looker.by !== gone && held.looker.untilMs > now()) return false;
-			held.looker = { by: me, untilMs: now() + GRACE_MS };
-			return true;
-		})
-		.catch(() => true);
+	return record.take(me, now() + GRACE_MS, gone).catch(() => true);
 }
 
 /** Looks the job up, noting each look due as the hold's new end; gives the hold up when stopped short of the job's end. */
 async function lookHolding(record: HeldJobRecord, me: string, plan: LookPlan): Promise<JobRecord> {
-	const hold = (change: (held: HeldJob) => void) =>
-		record.change((held) => {
-			if (held?.looker?.by === me) change(held);
-		});
 	let noted = 0;
 	const lookDueAt = (atMs: number) => {
 		plan.lookDueAt(atMs);
 		// A write when the look due moves, not at each read of the records while a callback is awaited.
 		if (Math.abs(atMs - noted) < 1_000) return;
 		noted = atMs;
-		hold((held) => (held.looker = { by: me, untilMs: atMs + GRACE_MS, nextLookAtMs: atMs })).catch(() => undefined);
+		record.hold(me, atMs + GRACE_MS, atMs).catch(() => undefined);
 	};
 	try {
 		return await plan.look(lookDueAt);
 	} catch (error) {
 		// Stopped or given up, another process may look now; failed, the outcome is written next.
-		if (!(isOmniVideoError(error) && error.kind === 'job_failed')) hold((held) => delete held.looker).catch(() => undefined);
+		if (!(isOmniVideoError(error) && error.kind === 'job_failed')) record.drop(me).catch(() => undefined);
 		throw error;
 	}
 }

@@ -20,11 +20,11 @@ export interface RequestIdentity {
  * - `newVideo: true` is always a new job, under an id of its own that a later call may pass as `requestId`.
  * The key hashes the request as core will send it, so "1080p" and "1080P" are the same request.
  */
-export function requestIdentity(
+export async function requestIdentity(
 	fingerprint: string,
 	request: GenerateVideoRequest,
-	options: { requestId?: string; newVideo?: boolean; retryWindowMs: number; notedAtMs: (idempotencyKey: string) => number | undefined; nowMs: number },
-): RequestIdentity {
+	options: { requestId?: string; newVideo?: boolean; retryWindowMs: number; notedAtMs: (idempotencyKey: string) => Promise<number | undefined>; nowMs: number },
+): Promise<RequestIdentity> {
 	const body = canonicalJson(request);
 	if (options.requestId !== undefined) return { idempotencyKey: derivedIdempotencyKey('mcp', fingerprint, 'request', options.requestId, body), reuse: {}, requestId: options.requestId };
 	if (options.newVideo) {
@@ -35,7 +35,7 @@ export function requestIdentity(
 	// own records. The service's createdAt (core's maxAgeMs) covers records lost with a restart.
 	let idempotencyKey = derivedIdempotencyKey('mcp', fingerprint, 'arguments', body);
 	for (let hop = 0; hop < MAX_HOPS; hop++) {
-		const notedAtMs = options.notedAtMs(idempotencyKey);
+		const notedAtMs = await options.notedAtMs(idempotencyKey);
 		if (notedAtMs === undefined || options.nowMs - notedAtMs < options.retryWindowMs) break;
 		idempotencyKey = derivedIdempotencyKey(idempotencyKey, 'later');
 	}

@@ -38,7 +38,7 @@ export interface Settings {
 	 * memory only. The older --state-file F keeps them beside F, its name as their prefix. --redis
 	 * URL: in Redis, shared by every replica of a team's server on any machine.
 	 */
-	state: { kind: 'dir'; dir: string; prefix?: string } | { kind: 'memory' } | { kind: 'redis'; url: string };
+	state: { kind: 'dir'; dir: string; prefix?: string } | { kind: 'memory' } | { kind: 'redis'; url: string; cluster: boolean };
 	/** Folders upload_image may read over stdio. */
 	allowedDirs: string[];
 	/**
@@ -74,7 +74,7 @@ function flagValue(argv: string[], flag: string): string | undefined {
 	return next;
 }
 
-const FLAGS = ['--http', '--port', '--host', '--allow-origin', '--wait-seconds', '--allow-dir', '--state-dir', '--state-file', '--redis', '--public-url', '--help'];
+const FLAGS = ['--http', '--port', '--host', '--allow-origin', '--wait-seconds', '--allow-dir', '--state-dir', '--state-file', '--redis', '--redis-cluster', '--public-url', '--help'];
 
 /** Reads the settings; a wrong one stops the server with a message saying which and how to fix it. */
 export function readSettings(argv: string[], env: Env): Settings {
@@ -109,7 +109,7 @@ export function readSettings(argv: string[], env: Env): Settings {
 		expectedRenderSeconds: positiveNumber('OMNI_VIDEO_EXPECTED_RENDER_SECONDS', env.OMNI_VIDEO_EXPECTED_RENDER_SECONDS, undefined),
 		retryWindowMinutes: positiveNumber('OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES', env.OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES, DEFAULT_RETRY_WINDOW_MINUTES) as number,
 		spendCap: capCredits === undefined ? undefined : { credits: capCredits, periodHours: capHours },
-		state: redisUrl !== undefined ? redisSetting(redisUrl, stateDir ?? stateFile) : stateSetting(stateDir, stateFile, env),
+		state: redisUrl !== undefined ? redisSetting(redisUrl, stateDir ?? stateFile, argv.includes('--redis-cluster') || env.OMNI_VIDEO_MCP_REDIS_CLUSTER === '1') : stateSetting(stateDir, stateFile, env),
 		allowedDirs: dirs.map((dir) => resolve(dir)),
 		publicUrl: publicUrlSetting(flagValue(argv, '--public-url') ?? env.OMNI_VIDEO_MCP_PUBLIC_URL, http),
 		webhookSecret: env.OMNI_VIDEO_WEBHOOK_SECRET?.trim() || undefined,
@@ -131,11 +131,11 @@ function publicUrlSetting(text: string | undefined, http: boolean): string | und
 	return url.toString().replace(/\/+$/, '');
 }
 
-/** Redis, by a redis:// or rediss:// URL; a records folder beside it would be a second, unshared copy. */
-function redisSetting(url: string, alsoFolder: string | undefined): Settings['state'] {
+/** Redis, by a redis:// or rediss:// URL (with --redis-cluster, any node of a Redis Cluster); a records folder beside it would be a second, unshared copy. */
+function redisSetting(url: string, alsoFolder: string | undefined, cluster: boolean): Settings['state'] {
 	if (!/^rediss?:\/\/[^/]/.test(url)) throw new SettingsError(`--redis (OMNI_VIDEO_MCP_REDIS_URL) must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379 (got "${url}").`);
 	if (alsoFolder !== undefined) throw new SettingsError('--redis keeps the records in Redis: leave out --state-dir and --state-file (OMNI_VIDEO_MCP_STATE_DIR, OMNI_VIDEO_MCP_STATE_FILE), or --redis.');
-	return { kind: 'redis', url };
+	return { kind: 'redis', url, cluster };
 }
 
 /** --state-dir wins, then --state-file, then the platform's state folder. */

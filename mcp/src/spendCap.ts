@@ -1,21 +1,141 @@
 import type { GenerateVideoRequest, JobRecord } from '../../core/types';
 import type { SpendCap } from './settings';
-import { Doc } from './state/records';
+import { recordStep } from './state/recordStep';
 import type { StateStore } from './state/store';
 
 /** A hold on the cap for a create in flight lapses after this: a process killed meanwhile cannot hold it for ever. */
 const HOLD_LAPSE_MS = 120_000;
-/** Jobs older than any period the cap may have are dropped: the record stays small. */
-const KEEP_JOBS_MS = 31 * 24 * 3_600_000;
+const HOUR_MS = 3_600_000;
+/** A period is counted in this many slices at most: the record stays small, the count exact to a sixtieth of the period. */
+const SLICES = 60;
 
-export interface SpendState {
-	/** The credits each job made on the key holds, as the service last reported them. */
-	jobs: Record<string, { credits: number; atMs: number }>;
+/** How the cap's period is counted: slices of a sixtieth of it (a minute at least), kept for two periods (a day at least). */
+export function spendSlices(cap: SpendCap): { sliceMs: number; keepMs: number } {
+	const periodMs = cap.periodHours * HOUR_MS;
+	return { sliceMs: Math.max(60_000, Math.ceil(periodMs / SLICES)), keepMs: Math.max(24 * HOUR_MS, 2 * periodMs) };
+}
+
+/** A key's spending: credits by the slice of time its jobs were made in, prices learned, creates in flight. */
+export interface SpendRecord {
+	/** Credits of the key's jobs by the start of the slice each was made in (ms, as a string). */
+	slices: Record<string, number>;
 	/** What a second of video costs by resolution, as learned from the service's answers. */
 	creditsPerSecond: Record<string, number>;
 	/** Creates in flight, by hold id: their expected price, held against the cap until answered. */
 	holds: Record<string, { credits: number; untilMs: number }>;
 }
+
+/** What one job of the key holds or was charged, as the service last reported it, and when it was made. */
+interface SpentRecord {
+	credits: number;
+	atMs: number;
+}
+
+export const spendRecordName = (fingerprint: string) => `spend:{${fingerprint}}`;
+export const spentRecordName = (fingerprint: string, jobId: string) => `spent:{${fingerprint}}:${jobId}`;
+
+const spendFrom = (value: unknown): SpendRecord => {
+	const record = value as Partial<SpendRecord> | undefined;
+	return { slices: record?.slices ?? {}, creditsPerSecond: record?.creditsPerSecond ?? {}, holds: record?.holds ?? {} };
+};
+
+type Refused = { spent: number; held: number; price?: number; inFlight: boolean };
+
+/**
+ * Holds this create's price against the cap, or answers why not. A slice that began before the
+ * period but ends within it counts whole: the cap errs on the side of the user's money, by at most
+ * a sixtieth of the period's spending.
+ */
+const reserveSpend = recordStep<{ holdId: string; resolution: string; duration: number; cap: SpendCap; sliceMs: number; keepMs: number }, Refused | null>(
+	'reserve spend',
+	([value], { holdId, resolution, duration, cap, sliceMs, keepMs }, nowMs) => {
+		const record = spendFrom(value);
+		for (const [id, hold] of Object.entries(record.holds)) if (hold.untilMs <= nowMs) delete record.holds[id];
+		const periodStart = nowMs - cap.periodHours * HOUR_MS;
+		const spent = Object.entries(record.slices).reduce((sum, [start, credits]) => (Number(start) + sliceMs > periodStart ? sum + credits : sum), 0);
+		const holds = Object.values(record.holds);
+		const held = holds.reduce((sum, hold) => sum + hold.credits, 0);
+		const rate = record.creditsPerSecond[resolution];
+		const price = rate === undefined ? undefined : rate * duration;
+		const inFlight = holds.length > 0;
+		if (spent + held + (price ?? 0) > cap.credits || (price === undefined && (spent + held >= cap.credits || inFlight))) {
+			return { writes: [undefined], answer: { spent, held, ...(price === undefined ? {} : { price }), inFlight } };
+		}
+		record.holds[holdId] = { credits: price ?? 0, untilMs: nowMs + HOLD_LAPSE_MS };
+		return { writes: [{ value: record, expiresAtMs: nowMs + keepMs }], answer: null };
+	},
+	`local record = load(1) or {}
+local slices = record.slices or {}
+local rates = record.creditsPerSecond or {}
+local holds = {}
+local held, inFlight = 0, false
+for id, hold in pairs(record.holds or {}) do
+	if hold.untilMs > now then
+		holds[id] = hold
+		held = held + hold.credits
+		inFlight = true
+	end
+end
+local periodStart = now - args.cap.periodHours * ${HOUR_MS}
+local spent = 0
+for start, credits in pairs(slices) do if tonumber(start) + args.sliceMs > periodStart then spent = spent + credits end end
+local rate = rates[args.resolution]
+local price = nil
+if rate ~= nil then price = rate * args.duration end
+if spent + held + (price or 0) > args.cap.credits or (price == nil and (spent + held >= args.cap.credits or inFlight)) then
+	return answer({ spent = spent, held = held, price = price, inFlight = inFlight })
+end
+holds[args.holdId] = { credits = price or 0, untilMs = now + ${HOLD_LAPSE_MS} }
+save(1, { slices = slices, creditsPerSecond = rates, holds = holds }, now + args.keepMs)
+return answer(false)`,
+);
+
+const releaseSpend = recordStep<{ holdId: string; keepMs: number }, void>(
+	'release spend',
+	([value], { holdId, keepMs }, nowMs) => {
+		const record = spendFrom(value);
+		if (!(holdId in record.holds)) return { writes: [undefined], answer: undefined };
+		delete record.holds[holdId];
+		return { writes: [{ value: record, expiresAtMs: nowMs + keepMs }], answer: undefined };
+	},
+	`local record = load(1)
+if not record or not record.holds or record.holds[args.holdId] == nil then return nil end
+record.holds[args.holdId] = nil
+save(1, record, now + args.keepMs)
+return nil`,
+);
+
+/** Notes what a job holds or was charged: its slice's spending moves by the change, and a price is learned. */
+const settleSpend = recordStep<{ credits: number; sliceMs: number; keepMs: number; resolution?: string; creditsPerSecond?: number }, void>(
+	'settle spend',
+	([spendValue, spentValue], { credits, sliceMs, keepMs, resolution, creditsPerSecond }, nowMs) => {
+		const record = spendFrom(spendValue);
+		const job = spentValue as SpentRecord | undefined;
+		const atMs = job?.atMs ?? nowMs;
+		const slice = String(Math.floor(atMs / sliceMs) * sliceMs);
+		record.slices[slice] = (record.slices[slice] ?? 0) + credits - (job?.credits ?? 0);
+		if (resolution !== undefined && creditsPerSecond !== undefined) record.creditsPerSecond[resolution] = creditsPerSecond;
+		for (const start of Object.keys(record.slices)) if (Number(start) + sliceMs <= nowMs - keepMs) delete record.slices[start];
+		return { writes: [{ value: record, expiresAtMs: nowMs + keepMs }, { value: { credits, atMs }, expiresAtMs: atMs + keepMs }], answer: undefined };
+	},
+	`local record = load(1) or {}
+local slices = record.slices or {}
+local rates = record.creditsPerSecond or {}
+local job = load(2)
+local atMs = now
+local before = 0
+if job then
+	atMs = job.atMs
+	before = job.credits
+end
+local slice = string.format('%d', math.floor(atMs / args.sliceMs) * args.sliceMs)
+slices[slice] = (slices[slice] or 0) + args.credits - before
+if args.resolution ~= nil and args.creditsPerSecond ~= nil then rates[args.resolution] = args.creditsPerSecond end
+for start, _ in pairs(slices) do if tonumber(start) + args.sliceMs <= now - args.keepMs then slices[start] = nil end end
+save(1, { slices = slices, creditsPerSecond = rates, holds = record.holds or {} }, now + args.keepMs)
+save(2, { credits = args.credits, atMs = atMs }, atMs + args.keepMs)
+return nil`,
+);
 
 /** A create that would take the key past the user's cap: nothing was sent. */
 export class SpendCapError extends Error {
@@ -29,7 +149,8 @@ export class SpendCapError extends Error {
  * its credits). A create is refused when what was spent plus what creates in flight hold plus its
  * own price, as learned from earlier jobs of its resolution, would pass the cap. Until a price is
  * known a create is let through only when nothing is in flight, so that calls at once, in any
- * process, cannot pass the cap together. Each check and hold is one atomic step on the record.
+ * process, cannot pass the cap together. Each check and hold is one atomic step on the key's
+ * spend record, whose size does not grow with the jobs made (spending is kept in slices of the period).
  */
 export class SpendGuard {
 	constructor(
@@ -42,46 +163,23 @@ export class SpendGuard {
 	async reserve(fingerprint: string, request: GenerateVideoRequest): Promise<{ release(): Promise<void> }> {
 		const cap = this.cap;
 		if (!cap) return { release: async () => undefined };
-		const doc = this.doc(fingerprint);
+		const names = [spendRecordName(fingerprint)];
 		const holdId = `${process.pid}:${this.now()}:${Math.random()}`;
-		await doc.change((key) => {
-			const now = this.now();
-			for (const [id, hold] of Object.entries(key.holds)) if (hold.untilMs <= now) delete key.holds[id];
-			const periodStart = now - cap.periodHours * 3_600_000;
-			const spent = Object.values(key.jobs).filter((job) => job.atMs >= periodStart).reduce((sum, job) => sum + job.credits, 0);
-			const holds = Object.values(key.holds);
-			const held = holds.reduce((sum, hold) => sum + hold.credits, 0);
-			const rate = key.creditsPerSecond[request.resolution];
-			const price = rate === undefined ? undefined : rate * request.duration;
-			const inFlight = holds.length > 0;
-			if (spent + held + (price ?? 0) > cap.credits || (price === undefined && (spent + held >= cap.credits || inFlight))) {
-				throw new SpendCapError(refusal(cap, spent, held, price, inFlight));
-			}
-			key.holds[holdId] = { credits: price ?? 0, untilMs: now + HOLD_LAPSE_MS };
-		});
-		return {
-			release: () =>
-				doc.change((key) => {
-					delete key.holds[holdId];
-				}),
-		};
+		const slices = spendSlices(cap);
+		const refused = await this.store.run(reserveSpend, names, { holdId, resolution: request.resolution, duration: request.duration, cap, ...slices }, this.now());
+		// Lua answers false for none (cjson has no undefined).
+		if (refused) throw new SpendCapError(refusal(cap, refused.spent, refused.held, refused.price ?? undefined, refused.inFlight));
+		return { release: () => this.store.run(releaseSpend, names, { holdId, keepMs: slices.keepMs }, this.now()) };
 	}
 
 	/** Notes what the service says a job of this key holds or was charged. */
 	async observe(fingerprint: string, job: JobRecord, request?: GenerateVideoRequest): Promise<void> {
-		if (!this.cap) return;
+		const cap = this.cap;
+		if (!cap) return;
 		const credits = job.status === 'failed' ? (job.creditsUsed ?? 0) : job.status === 'done' ? (job.creditsUsed ?? job.creditsQueued) : job.creditsQueued;
 		if (credits === undefined) return;
-		await this.doc(fingerprint).change((key) => {
-			const now = this.now();
-			key.jobs[job.id] = { credits, atMs: key.jobs[job.id]?.atMs ?? now };
-			if (request && job.creditsQueued !== undefined && request.duration > 0) key.creditsPerSecond[request.resolution] = job.creditsQueued / request.duration;
-			for (const [id, record] of Object.entries(key.jobs)) if (now - record.atMs > KEEP_JOBS_MS) delete key.jobs[id];
-		});
-	}
-
-	private doc(fingerprint: string): Doc<SpendState> {
-		return new Doc(this.store, `spend-${fingerprint}`, () => ({ jobs: {}, creditsPerSecond: {}, holds: {} }));
+		const learned = request && job.creditsQueued !== undefined && request.duration > 0 ? { resolution: request.resolution, creditsPerSecond: job.creditsQueued / request.duration } : {};
+		await this.store.run(settleSpend, [spendRecordName(fingerprint), spentRecordName(fingerprint, job.id)], { credits, ...spendSlices(cap), ...learned }, this.now());
 	}
 }
 

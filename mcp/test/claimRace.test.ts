@@ -25,9 +25,9 @@ describe.each(READINGS)('a create claimed by another process between the call’
 			const elsewhere = new ServerLedger(store, () => Date.now());
 			const args = { prompt: 'A lighthouse in fog', resolution: '720P' as const, duration: 4 };
 			// The key this call will use: the same arguments on the same key within the retry window.
-			const identity = requestIdentity(context.connect(NO_AUTH).fingerprint, validateGenerateInput(args), {
+			const identity = await requestIdentity(context.connect(NO_AUTH).fingerprint, validateGenerateInput(args), {
 				retryWindowMs: settings.retryWindowMinutes * 60_000,
-				notedAtMs: () => undefined,
+				notedAtMs: async () => undefined,
 				nowMs: Date.now(),
 			});
 			// The other process's job, made by its own create (its own client, its own records).

@@ -1,4 +1,5 @@
 import { counts, inProcessContext, NO_AUTH, READINGS, sandboxFor } from './support/mcpHarness';
+import { holdLooks, jobRecordName, takeLooks } from '../src/jobRecords';
 import { MemoryStore, type StateStore } from '../src/state/store';
 
 jest.setTimeout(60_000);
@@ -62,7 +63,7 @@ describe('a job’s schedule started after its create, --service default', () =>
 
 /** The records as another process (another replica on the same Redis) sees them: the same documents, another holder. */
 function asProcess(store: StateStore, holder: string, gone: string[] = []): StateStore {
-	return { where: store.where, holder, alive: async (other) => !gone.includes(other), transact: (name, empty, change) => store.transact(name, empty, change), read: (name, empty) => store.read(name, empty) };
+	return { where: store.where, holder, alive: async (other) => !gone.includes(other), get: (name) => store.get(name), run: (step, names, args, nowMs) => store.run(step, names, args, nowMs), ping: () => store.ping() };
 }
 
 /**
@@ -113,9 +114,9 @@ describe.each(READINGS)('two processes waiting on one job, --service %s', (readi
 	it('the one looking was killed: the other takes the looks over at once, not when its hold would lapse', async () => {
 		const { shared, second, job, lookups } = await start();
 		// A replica killed while it held the job's looks, its next look a minute away.
-		await shared.transact('jobs-' + second.connect(NO_AUTH).fingerprint, () => ({ jobs: {} as Record<string, { looker?: unknown }> }), (state) => {
-			state.jobs[job.id].looker = { by: 'replica-killed', untilMs: Date.now() + 120_000, nextLookAtMs: Date.now() + 105_000 };
-		});
+		const record = [jobRecordName(second.connect(NO_AUTH).fingerprint, job.id)];
+		await shared.run(takeLooks, record, { me: 'replica-killed', untilMs: Date.now() + 120_000 }, Date.now());
+		await shared.run(holdLooks, record, { me: 'replica-killed', untilMs: Date.now() + 120_000, nextLookAtMs: Date.now() + 105_000 }, Date.now());
 		const b = await second.watches.watch(second.connect(NO_AUTH), job);
 		b.join(() => undefined);
 		await expect(b.ended).resolves.toMatchObject({ id: job.id, status: 'done' });

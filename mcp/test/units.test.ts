@@ -15,13 +15,13 @@ describe('how a retry is told from a new request (docs/mcp.md#retries-and-new-vi
 	const request = validateGenerateInput({ prompt: 'A heron', resolution: '1080p' });
 	const windowMs = 10 * 60_000;
 	let now = 1_000_000;
-	const ledger = new ServerLedger(new MemoryStore(), () => now);
-	const identity = async (options: { requestId?: string; newVideo?: boolean } = {}) =>
-		requestIdentity('fp', request, { ...options, retryWindowMs: windowMs, notedAtMs: await ledger.notedTimes(), nowMs: now });
+	const ledger = new ServerLedger(new MemoryStore(() => now), () => now);
+	const identity = (options: { requestId?: string; newVideo?: boolean } = {}) =>
+		requestIdentity('fp', request, { ...options, retryWindowMs: windowMs, notedAtMs: (key) => ledger.notedAt(key), nowMs: now });
 
 	it('the same arguments are the same key within the window, the next key after it', async () => {
 		const first = await identity();
-		expect(requestIdentity('fp', validateGenerateInput({ prompt: 'A heron', resolution: '1080P', duration: 8 }), { retryWindowMs: windowMs, notedAtMs: () => undefined, nowMs: now }).idempotencyKey).toBe(first.idempotencyKey);
+		expect((await requestIdentity('fp', validateGenerateInput({ prompt: 'A heron', resolution: '1080P', duration: 8 }), { retryWindowMs: windowMs, notedAtMs: async () => undefined, nowMs: now })).idempotencyKey).toBe(first.idempotencyKey);
 		await ledger.note(first.idempotencyKey, { jobId: 'job_1' });
 		now += windowMs - 1;
 		expect((await identity()).idempotencyKey).toBe(first.idempotencyKey);
@@ -35,15 +35,15 @@ describe('how a retry is told from a new request (docs/mcp.md#retries-and-new-vi
 	});
 
 	it('another key, newVideo and a new requestId are new requests; the same requestId is not', async () => {
-		const identitySync = (options: { requestId?: string; newVideo?: boolean } = {}) => requestIdentity('fp', request, { ...options, retryWindowMs: windowMs, notedAtMs: () => undefined, nowMs: now });
+		const unnoted = (options: { requestId?: string; newVideo?: boolean } = {}) => requestIdentity('fp', request, { ...options, retryWindowMs: windowMs, notedAtMs: async () => undefined, nowMs: now });
 		const base = (await identity()).idempotencyKey;
-		expect(requestIdentity('other', request, { retryWindowMs: windowMs, notedAtMs: () => undefined, nowMs: now }).idempotencyKey).not.toBe(base);
-		const a = identitySync({ newVideo: true });
-		const b = identitySync({ newVideo: true });
+		expect((await requestIdentity('other', request, { retryWindowMs: windowMs, notedAtMs: async () => undefined, nowMs: now })).idempotencyKey).not.toBe(base);
+		const a = await unnoted({ newVideo: true });
+		const b = await unnoted({ newVideo: true });
 		expect(a.idempotencyKey).not.toBe(b.idempotencyKey);
 		expect(a.requestId).toMatch(/^new_/);
-		expect(identitySync({ requestId: 'x' }).idempotencyKey).toBe(identitySync({ requestId: 'x' }).idempotencyKey);
-		expect(identitySync({ requestId: 'x' }).idempotencyKey).not.toBe(identitySync({ requestId: 'y' }).idempotencyKey);
+		expect((await unnoted({ requestId: 'x' })).idempotencyKey).toBe((await unnoted({ requestId: 'x' })).idempotencyKey);
+		expect((await unnoted({ requestId: 'x' })).idempotencyKey).not.toBe((await unnoted({ requestId: 'y' })).idempotencyKey);
 	});
 });
 
@@ -65,8 +65,8 @@ describe('the spend cap', () => {
 		await expect(guard.reserve('fp', request)).rejects.toThrow(/spend cap is 50 credits per 1 h, 40 are spent/);
 		await guard.observe('fp', job('job_2', 'failed', { creditsUsed: 0 }));
 		await (await guard.reserve('fp', request)).release();
-		// Past the period, nothing counts.
-		now += 3_600_001;
+		// Past the period (and the last sixtieth of it, counted whole while it overlaps), nothing counts.
+		now += 3_600_000 + 60_000;
 		await guard.observe('fp', job('job_3', 'done', { creditsQueued: 20, creditsUsed: 20 }), request);
 		await (await guard.reserve('fp', request)).release();
 	});
@@ -89,30 +89,36 @@ describe('the records on disk (FileStore)', () => {
 	beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'omni-video-mcp-state-'))));
 	afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-	it('keep the ledger across a restart, the user\'s alone (0700 folder, 0600 files), for a day', async () => {
+	const at = (ms: number) => () => ms;
+
+	it('keep the ledger across a restart, the user\'s alone (0700 folders, 0600 files), for a day', async () => {
 		const folder = join(dir, 'state');
-		await new ServerLedger(new FileStore(folder, () => undefined), () => 0).note('idem_a', { jobId: 'job_a' });
-		expect(await new ServerLedger(new FileStore(folder, () => undefined), () => 1).find('idem_a')).toEqual({ jobId: 'job_a' });
+		await new ServerLedger(new FileStore(folder, () => undefined, '', at(0)), at(0)).note('idem_a', { jobId: 'job_a' });
+		expect(await new ServerLedger(new FileStore(folder, () => undefined, '', at(1)), at(1)).find('idem_a')).toEqual({ jobId: 'job_a' });
 		expect(statSync(folder).mode & 0o777).toBe(0o700);
-		for (const file of readdirSync(folder)) expect(statSync(join(folder, file)).mode & 0o777).toBe(0o600);
+		expect(statSync(join(folder, 'records')).mode & 0o777).toBe(0o700);
+		for (const file of readdirSync(join(folder, 'records'))) expect(statSync(join(folder, 'records', file)).mode & 0o777).toBe(0o600);
 		// Records older than a day are not answered.
-		expect(await new ServerLedger(new FileStore(folder, () => undefined), () => 24 * 3_600_000).find('idem_a')).toBeUndefined();
+		expect(await new ServerLedger(new FileStore(folder, () => undefined, '', at(24 * 3_600_000)), at(24 * 3_600_000)).find('idem_a')).toBeUndefined();
 	});
 
-	it('set a damaged file aside with one line and go on', async () => {
-		writeFileSync(join(dir, 'ledger.json'), '{"creates": {"idem');
+	it('set a damaged record aside with one line and go on', async () => {
 		const lines: string[] = [];
 		const ledger = new ServerLedger(new FileStore(dir, (line) => lines.push(line)), Date.now);
+		await ledger.note('idem_a', { jobId: 'job_a' });
+		const [file] = readdirSync(join(dir, 'records'));
+		writeFileSync(join(dir, 'records', file), '{"value": {"entry');
 		expect(await ledger.find('idem_a')).toBeUndefined();
 		await ledger.note('idem_b', { jobId: 'job_b' });
-		expect(lines).toEqual([expect.stringMatching(/ledger\.json could not be read .* kept as .*damaged/)]);
-		expect(readdirSync(dir).some((file) => file.startsWith('ledger.json.damaged-'))).toBe(true);
+		expect(lines).toEqual([expect.stringMatching(/could not be read .* kept as .*damaged/)]);
+		expect(readdirSync(join(dir, 'records')).some((name) => name.startsWith(`${file}.damaged-`))).toBe(true);
 		expect(await ledger.find('idem_b')).toEqual({ jobId: 'job_b' });
 	});
 
 	it('take over a lock left by a process that is gone, at once', async () => {
 		// A pid that is not running: the lock's holder was killed while it held it.
-		writeFileSync(join(dir, 'ledger.json.lock'), '999999999 1');
+		new FileStore(dir, () => undefined);
+		writeFileSync(join(dir, 'records', 'create%3a%7bidem_c%7d.json.lock'), '999999999 1');
 		const started = Date.now();
 		await new ServerLedger(new FileStore(dir, () => undefined), Date.now).note('idem_c', { jobId: 'job_c' });
 		expect(Date.now() - started).toBeLessThan(2_000);
@@ -165,8 +171,10 @@ describe('settings', () => {
 	});
 
 	it('keeps records in Redis with --redis or OMNI_VIDEO_MCP_REDIS_URL, and refuses a folder beside it or a URL that is not Redis', () => {
-		expect(readSettings(['--redis', 'redis://10.0.0.5:6379'], {}).state).toEqual({ kind: 'redis', url: 'redis://10.0.0.5:6379' });
-		expect(readSettings([], { OMNI_VIDEO_MCP_REDIS_URL: 'rediss://user:pw@cache.internal:6380/2' }).state).toEqual({ kind: 'redis', url: 'rediss://user:pw@cache.internal:6380/2' });
+		expect(readSettings(['--redis', 'redis://10.0.0.5:6379'], {}).state).toEqual({ kind: 'redis', url: 'redis://10.0.0.5:6379', cluster: false });
+		expect(readSettings([], { OMNI_VIDEO_MCP_REDIS_URL: 'rediss://user:pw@cache.internal:6380/2' }).state).toEqual({ kind: 'redis', url: 'rediss://user:pw@cache.internal:6380/2', cluster: false });
+		expect(readSettings(['--redis', 'redis://10.0.0.5:7000', '--redis-cluster'], {}).state).toEqual({ kind: 'redis', url: 'redis://10.0.0.5:7000', cluster: true });
+		expect(readSettings([], { OMNI_VIDEO_MCP_REDIS_URL: 'redis://10.0.0.5:7000', OMNI_VIDEO_MCP_REDIS_CLUSTER: '1' }).state).toMatchObject({ cluster: true });
 		expect(() => readSettings(['--redis', 'localhost:6379'], {})).toThrow(/must be a redis:\/\/ or rediss:\/\/ URL/);
 		expect(() => readSettings(['--redis', 'redis://127.0.0.1:6379'], { OMNI_VIDEO_MCP_STATE_DIR: '/tmp/ov' })).toThrow(/leave out --state-dir/);
 	});

@@ -1,5 +1,6 @@
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { applyStep, type RecordStep } from './recordStep';
 import type { StateStore } from './store';
 import { processAlive } from './processAlive';
 
@@ -8,91 +9,158 @@ const STALE_LOCK_MS = 5_000;
 /** Past this, a step gives up waiting for the lock and says so (the call fails, nothing is sent). */
 const LOCK_WAIT_MS = 20_000;
 
+/** Expired records are removed this often, off any call's path (a read skips them anyway). */
+const SWEEP_MS = 3_600_000;
+
 /**
  * Records in a folder of the user's own (0700, files 0600), shared by every server process on the
- * machine that uses it: each document is a JSON file, changed under its own lock file and written
- * whole to a temporary file renamed over the old one, so a crash leaves the old or the new
- * document, never half. A lock whose process is gone (killed while it held it) is taken over at
- * once, one older than a few seconds in any case. A document that cannot be read is set aside
- * with one line on stderr, and the server goes on with an empty one.
+ * machine that uses it: each record is a file of its own under records/, changed under its own
+ * lock file and written whole to a temporary file renamed over the old one, so a crash leaves the
+ * old or the new record, never half, and a step costs the same however many records are kept. A
+ * lock whose process is gone (killed while it held it) is taken over at once, one older than a
+ * few seconds in any case. A record that cannot be read is set aside with one line on stderr, and
+ * the server goes on without it. The whole documents of earlier releases sit beside records/ until
+ * migrated (migrateRecords).
  */
 export class FileStore implements StateStore {
 	readonly where: string;
 	/** On one machine a process is its pid. */
 	readonly holder = String(process.pid);
+	private readonly recordsDir: string;
+	private sweeper: NodeJS.Timeout | undefined;
 
 	constructor(
 		private readonly dir: string,
 		private readonly say: (line: string) => void,
-		/** Prefixes every file's name: the older --state-file setting names its records so. */
+		/** Prefixes the folder's files: the older --state-file setting names its records so. */
 		private readonly prefix = '',
+		private readonly clock: () => number = Date.now,
 	) {
 		mkdirSync(dir, { recursive: true, mode: 0o700 });
 		// The folder holds which jobs were paid for on which key (fingerprints, never keys): the user's alone.
 		chmodSync(dir, 0o700);
+		this.recordsDir = join(dir, `${prefix}records`);
+		mkdirSync(this.recordsDir, { recursive: true, mode: 0o700 });
 		this.where = dir;
 	}
 
-	async transact<T extends object, R>(name: string, empty: () => T, change: (doc: T) => R): Promise<R> {
-		const release = await this.lock(name);
+	/** Removes expired records now and every hour while the process runs. */
+	startSweeping(): void {
+		this.sweep();
+		this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+		this.sweeper.unref();
+	}
+
+	stopSweeping(): void {
+		clearInterval(this.sweeper);
+	}
+
+	async get<T>(name: string): Promise<T | undefined> {
+		// A record is replaced by rename, never written in place: it is read whole without the lock.
+		return this.load(name, this.clock())?.value as T | undefined;
+	}
+
+	async run<A, R>(step: RecordStep<A, R>, names: string[], args: A, nowMs: number): Promise<R> {
+		// Locks taken in one order by every process: two steps on the same records never wait on each other.
+		const releases: Array<() => void> = [];
 		try {
-			const doc = this.load(name, empty);
-			const answer = change(doc);
-			this.save(name, doc);
-			return answer;
+			for (const name of [...new Set(names)].sort()) releases.push(await this.lock(name));
+			const values = names.map((name) => this.load(name, nowMs)?.value);
+			return applyStep(step, values, args, nowMs, (index, written) => {
+				if (written === null) unlinkQuietly(this.file(names[index]));
+				else this.save(names[index], written);
+			});
 		} finally {
-			release();
+			for (const release of releases) release();
 		}
+	}
+
+	async ping(): Promise<void> {
+		statSync(this.recordsDir);
 	}
 
 	async alive(holder: string): Promise<boolean> {
 		return processAlive(Number(holder));
 	}
 
-	async read<T extends object>(name: string, empty: () => T): Promise<T> {
-		// A document is replaced by rename, never written in place: it is read whole without the lock.
-		return this.load(name, empty);
+	/** An earlier release's whole document, by its name, if it is still there. */
+	legacyDocument(name: string): { path: string; doc: Record<string, unknown> } | undefined {
+		const path = join(this.dir, `${this.prefix}${name.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
+		try {
+			const doc = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+			return doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? { path, doc: doc as Record<string, unknown> } : undefined;
+		} catch {
+			return undefined;
+		}
+	}
+
+	/** The names of the earlier release's documents in the folder (ledger, jobs-…, plan-…, spend-…). */
+	legacyDocumentNames(): string[] {
+		return readdirSync(this.dir)
+			.filter((file) => file.startsWith(this.prefix) && file.endsWith('.json'))
+			.map((file) => file.slice(this.prefix.length, -'.json'.length))
+			.filter((name) => /^(ledger|cancels|(jobs|plan|spend)-[A-Za-z0-9_-]+)$/.test(name));
 	}
 
 	private file(name: string): string {
-		return join(this.dir, `${this.prefix}${name.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
+		// Every character outside a plain name spelled out, so that two names never share a file.
+		return join(this.recordsDir, `${name.replace(/[^A-Za-z0-9._-]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}.json`);
 	}
 
-	private load<T extends object>(name: string, empty: () => T): T {
+	private load(name: string, nowMs: number): { value: unknown; expiresAtMs: number } | undefined {
 		const path = this.file(name);
 		let text: string;
 		try {
 			text = readFileSync(path, 'utf8');
 		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code === 'ENOENT') return empty();
-			return this.setAside(path, error, empty);
+			if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+			return this.setAside(path, error);
 		}
 		try {
-			const doc = JSON.parse(text) as unknown;
-			if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('not a JSON object');
-			return doc as T;
+			const kept = JSON.parse(text) as { value?: unknown; expiresAtMs?: unknown };
+			if (kept === null || typeof kept !== 'object' || typeof kept.expiresAtMs !== 'number' || !('value' in kept)) throw new Error('not a record');
+			return kept.expiresAtMs > nowMs ? { value: kept.value, expiresAtMs: kept.expiresAtMs } : undefined;
 		} catch (error) {
-			return this.setAside(path, error, empty);
+			return this.setAside(path, error);
 		}
 	}
 
-	/** Kept, not deleted (it may name paid jobs), out of the way; the server goes on without it. */
-	private setAside<T>(path: string, error: unknown, empty: () => T): T {
+	/** Kept, not deleted (it may name a paid job), out of the way; the server goes on without it. */
+	private setAside(path: string, error: unknown): undefined {
 		const aside = `${path}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
 		try {
 			renameSync(path, aside);
-			this.say(`omni-video-mcp: ${path} could not be read (${(error as Error).message}); it is kept as ${aside} and the server goes on without its records.`);
+			this.say(`omni-video-mcp: ${path} could not be read (${(error as Error).message}); it is kept as ${aside} and the server goes on without that record.`);
 		} catch {
-			this.say(`omni-video-mcp: ${path} could not be read (${(error as Error).message}); the server goes on without its records.`);
+			this.say(`omni-video-mcp: ${path} could not be read (${(error as Error).message}); the server goes on without that record.`);
 		}
-		return empty();
+		return undefined;
 	}
 
-	private save(name: string, doc: object): void {
+	private save(name: string, kept: { value: unknown; expiresAtMs: number }): void {
 		const path = this.file(name);
 		const temporary = `${path}.${process.pid}.tmp`;
-		writeFileSync(temporary, JSON.stringify(doc), { mode: 0o600 });
+		writeFileSync(temporary, JSON.stringify(kept), { mode: 0o600 });
 		renameSync(temporary, path);
+	}
+
+	private sweep(): void {
+		const nowMs = this.clock();
+		let files: string[];
+		try {
+			files = readdirSync(this.recordsDir);
+		} catch {
+			return;
+		}
+		for (const file of files) {
+			if (!file.endsWith('.json')) continue;
+			try {
+				const kept = JSON.parse(readFileSync(join(this.recordsDir, file), 'utf8')) as { expiresAtMs?: number };
+				if (typeof kept.expiresAtMs === 'number' && kept.expiresAtMs <= nowMs) unlinkQuietly(join(this.recordsDir, file));
+			} catch {
+				// Being written, or damaged: a read sets it aside.
+			}
+		}
 	}
 
 	private async lock(name: string): Promise<() => void> {

@@ -1,32 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createClient } from '@redis/client';
-import { KEEP_MS } from './records';
+import { createClient, createCluster } from '@redis/client';
+import { scriptSha, type RecordStep } from './recordStep';
 import type { StateStore } from './store';
 
 /** A replica says it runs this often; one silent for HEARTBEAT_TTL_MS is taken as stopped. */
 const HEARTBEAT_MS = 2_000;
 const HEARTBEAT_TTL_MS = 6_000;
-/** A document changed by another replica between our read and write is read again, up to this many times. */
-const MAX_ATTEMPTS = 200;
 /** Past this a command is taken as lost (Redis stopped mid-answer): the step fails, nothing is sent. */
 const COMMAND_TIMEOUT_MS = 3_000;
 /** A server that cannot reach Redis at its start stops after this, saying so. */
 const CONNECT_WAIT_MS = 5_000;
 /** After a failed step, how long an agent is told to wait: Redis reconnects within a second of its return. */
 export const STORE_RETRY_SECONDS = 10;
-
-/**
- * Compare and set, in one step on the server: the new value is written only if the document is
- * still what this replica read ('' for none), so a change is never lost to a concurrent one.
- */
-const COMPARE_AND_SET = `
-local current = redis.call('GET', KEYS[1])
-if (current == false and ARGV[1] == '') or current == ARGV[1] then
-	redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-	return 1
-end
-return 0`;
 
 /** Why a step on the team's records failed: said to the agent, with when to try again. */
 export class StoreUnavailableError extends Error {
@@ -39,15 +25,39 @@ export class StoreUnavailableError extends Error {
 	}
 }
 
-type Client = ReturnType<typeof createClient>;
+const SOCKET = { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 1_000) };
+const singleClient = (url: string) => createClient({ url, disableOfflineQueue: true, socket: SOCKET });
+/** A cluster from one node's URL: the other nodes it reports are reached with the URL's credentials and TLS (rediss://). */
+const clusterClient = (url: string) => {
+	const { username, password, protocol } = new URL(url);
+	const credentials = { ...(username ? { username: decodeURIComponent(username) } : {}), ...(password ? { password: decodeURIComponent(password) } : {}) };
+	return createCluster({ rootNodes: [{ url }], defaults: { ...credentials, disableOfflineQueue: true, socket: { ...SOCKET, ...(protocol === 'rediss:' ? { tls: true as const } : {}) } } });
+};
+type SingleClient = ReturnType<typeof singleClient>;
+type ClusterClient = ReturnType<typeof clusterClient>;
+
+/** The commands the store sends: the same on one Redis and on a cluster (each to its key's node). */
+interface Commands {
+	get(key: string): Promise<string | null>;
+	set(key: string, value: string, options: { PX: number }): Promise<unknown>;
+	exists(key: string): Promise<number>;
+	eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+	evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
+
+export interface RedisOptions {
+	/** The URL names one node of a Redis Cluster: the store finds the others and sends each key to its own. */
+	cluster?: boolean;
+}
 
 /**
  * The records in Redis, shared by every replica on every machine that uses the same server and
- * prefix: each document one key holding its JSON, changed by compare-and-set (read, change, write
- * only if unchanged, else again), kept 24 h after its last change. Each replica keeps a heartbeat
- * key, so that a create whose sender stopped is told from one still being answered. Commands are
- * refused at once while Redis is unreachable (no offline queue): a call fails and says so rather
- * than hang past its client's budget.
+ * prefix: each record one key holding its JSON with its own expiry, changed only by its steps, each
+ * one Lua script (sent once, then named by its SHA), so a step moves one record and never waits on
+ * another replica's. Keys that one step changes together share a hash tag (`{fingerprint}`), so a
+ * Redis Cluster serves them. Each replica keeps a heartbeat key, so that a create whose sender
+ * stopped is told from one still being answered. Commands are refused at once while Redis is
+ * unreachable (no offline queue): a call fails and says so rather than hang past its client's budget.
  */
 export class RedisStore implements StateStore {
 	readonly where: string;
@@ -55,22 +65,22 @@ export class RedisStore implements StateStore {
 	private heartbeat: NodeJS.Timeout | undefined;
 
 	private constructor(
-		private readonly client: Client,
+		private readonly client: SingleClient | ClusterClient,
+		/** The client of a single Redis (none on a cluster): the earlier release's documents are only there. */
+		private readonly single: SingleClient | undefined,
+		private readonly commands: Commands,
 		private readonly prefix: string,
 		shownUrl: string,
 	) {
-		this.where = `Redis at ${shownUrl}, prefix ${prefix}`;
+		this.where = `Redis${single ? '' : ' Cluster'} at ${shownUrl}, prefix ${prefix}`;
 	}
 
 	/** Connects (failing when Redis is unreachable at start, so the server says so and stops). */
-	static async open(url: string, say: (line: string) => void, prefix = 'omni-video-mcp:'): Promise<RedisStore> {
+	static async open(url: string, say: (line: string) => void, options: RedisOptions = {}, prefix = 'omni-video-mcp:'): Promise<RedisStore> {
 		const shownUrl = withoutPassword(url);
 		let lastError = '';
-		const client: Client = createClient({
-			url,
-			disableOfflineQueue: true,
-			socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 1_000) },
-		});
+		const single = options.cluster ? undefined : singleClient(url);
+		const client: SingleClient | ClusterClient = single ?? clusterClient(url);
 		// Said once per outage, not once per reconnect attempt.
 		client.on('error', (error: unknown) => {
 			const text = error instanceof Error ? error.message : String(error);
@@ -96,33 +106,69 @@ export class RedisStore implements StateStore {
 		} finally {
 			clearTimeout(timer);
 		}
-		const store = new RedisStore(client, prefix, shownUrl);
+		// Both clients take these commands alike; their typings differ only in overloads the store does not use.
+		const store = new RedisStore(client, single, client as unknown as Commands, prefix, shownUrl);
 		store.beat();
 		return store;
 	}
 
-	async transact<T extends object, R>(name: string, empty: () => T, change: (doc: T) => R): Promise<R> {
-		const key = this.key(name);
-		for (let attempt = 1; ; attempt++) {
-			const before = await this.command(() => this.client.get(key));
-			const doc = before === null ? empty() : (JSON.parse(before) as T);
-			const answer = change(doc);
-			const written = await this.command(() => this.client.eval(COMPARE_AND_SET, { keys: [key], arguments: [before ?? '', JSON.stringify(doc), String(KEEP_MS)] }));
-			if (written === 1) return answer;
-			if (attempt >= MAX_ATTEMPTS) throw new StoreUnavailableError(this.where, new Error(`${name} changed by other replicas ${attempt} times in a row`));
-			// Another replica wrote in between: a short random pause spreads the next attempts.
-			await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)));
-		}
+	async get<T>(name: string): Promise<T | undefined> {
+		const text = await this.command(() => this.commands.get(this.key(name)));
+		return text === null ? undefined : (JSON.parse(text) as T);
 	}
 
-	async read<T extends object>(name: string, empty: () => T): Promise<T> {
-		const text = await this.command(() => this.client.get(this.key(name)));
-		return text === null ? empty() : (JSON.parse(text) as T);
+	async run<A, R>(step: RecordStep<A, R>, names: string[], args: A, nowMs: number): Promise<R> {
+		const options = { keys: names.map((name) => this.key(name)), arguments: [String(nowMs), JSON.stringify(args ?? null)] };
+		const answer = await this.command(async () => {
+			try {
+				return await this.commands.evalSha(scriptSha(step.lua), options);
+			} catch (error) {
+				// Not cached on that node yet (a restart, a failover, a node new to the cluster): sent whole, cached from then on.
+				if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
+				return this.commands.eval(step.lua, options);
+			}
+		});
+		return (typeof answer === 'string' ? JSON.parse(answer) : undefined) as R;
+	}
+
+	async ping(): Promise<void> {
+		await this.command(() => this.commands.exists(this.key('ping')));
 	}
 
 	async alive(holder: string): Promise<boolean> {
 		if (holder === this.holder) return true;
-		return (await this.command(() => this.client.exists(this.key(`alive:${holder}`)))) === 1;
+		return (await this.command(() => this.commands.exists(this.key(`alive:${holder}`)))) === 1;
+	}
+
+	/** An earlier release's whole document, by its name, if it is still there (single Redis only: that release ran on no cluster). */
+	async legacyDocument(name: string): Promise<Record<string, unknown> | undefined> {
+		const text = await this.command(() => this.commands.get(this.key(name)));
+		if (text === null) return undefined;
+		const doc = JSON.parse(text) as unknown;
+		return doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
+	}
+
+	/** The names of the earlier release's documents (ledger, jobs-…, plan-…, spend-…) under this prefix. */
+	async legacyDocumentNames(): Promise<string[]> {
+		if (!this.single) return [];
+		const names: string[] = [];
+		for await (const keys of this.single.scanIterator({ MATCH: `${this.prefix}*`, COUNT: 1000 })) {
+			for (const key of keys as string[]) {
+				const name = key.slice(this.prefix.length);
+				if (/^(ledger|cancels|(jobs|plan|spend)-[A-Za-z0-9_-]+)$/.test(name)) names.push(name);
+			}
+		}
+		return names;
+	}
+
+	/** Moves an earlier release's document aside (kept a day, then gone). */
+	async retireLegacyDocument(name: string): Promise<void> {
+		const client = this.single;
+		if (!client) return;
+		await this.command(async () => {
+			await client.rename(this.key(name), this.key(`migrated:${name}`));
+			await client.pExpire(this.key(`migrated:${name}`), 24 * 3_600_000);
+		});
 	}
 
 	async close(): Promise<void> {
@@ -131,7 +177,7 @@ export class RedisStore implements StateStore {
 	}
 
 	private beat(): void {
-		const once = () => void this.client.set(this.key(`alive:${this.holder}`), '1', { PX: HEARTBEAT_TTL_MS }).catch(() => undefined);
+		const once = () => void this.commands.set(this.key(`alive:${this.holder}`), '1', { PX: HEARTBEAT_TTL_MS }).catch(() => undefined);
 		once();
 		this.heartbeat = setInterval(once, HEARTBEAT_MS);
 		this.heartbeat.unref();

@@ -60,11 +60,11 @@ async function generate(context: ToolContext, args: Args, call: ToolCall): Promi
 	const input = { prompt: args.prompt, resolution: args.resolution, duration: args.duration, imageUrl: args.imageUrl, videoUrl: args.videoUrl, callbackUrl: connection.callbackUrl };
 	// Refused here, with every field's problem, before anything is sent.
 	const request = validateGenerateInput(input, { allowInsecureLoopbackCallback: connection.allowInsecureLoopbackCallback });
-	const identity = requestIdentity(connection.fingerprint, request, {
+	const identity = await requestIdentity(connection.fingerprint, request, {
 		requestId: args.requestId?.trim() || undefined,
 		newVideo: args.newVideo,
 		retryWindowMs: context.settings.retryWindowMinutes * 60_000,
-		notedAtMs: await context.ledger.notedTimes(),
+		notedAtMs: (key) => context.ledger.notedAt(key),
 		nowMs: startedMs,
 	});
 	const progress = progressFor(call, waitSeconds);

@@ -28,14 +28,16 @@ async function freePort(): Promise<number> {
 
 /**
  * A redis-server of the test's own, kept on disk as a team's should be (appendonly, every write
- * synced), so that a restart keeps the records.
+ * synced), so that a restart keeps the records; with a password when given, or as a node of a
+ * cluster.
  */
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(options: { password?: string; clusterNode?: boolean } = {}): Promise<RedisServer & { port: number }> {
 	const port = await freePort();
 	const dir = mkdtempSync(join(tmpdir(), 'omni-video-mcp-redis-'));
 	let child: ChildProcess | undefined;
+	const extra = [...(options.password ? ['--requirepass', options.password] : []), ...(options.clusterNode ? ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf')] : [])];
 	const start = async () => {
-		const started = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+		const started = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
 		child = started;
 		let log = '';
 		await new Promise<void>((resolve, reject) => {
@@ -55,12 +57,52 @@ export async function startRedis(): Promise<RedisServer> {
 		});
 	await start();
 	return {
-		url: `redis://127.0.0.1:${port}`,
+		port,
+		url: `redis://${options.password ? `:${options.password}@` : ''}127.0.0.1:${port}`,
 		restart: async () => {
 			await stop();
 			await start();
 		},
 		stop,
+	};
+}
+
+/** Debian's redis-cli, which makes a cluster of running nodes. */
+const REDIS_CLI = '/usr/bin/redis-cli';
+
+/** A Redis Cluster of three masters (no replicas), each a redis-server of the test's own; its url names the first node. */
+export async function startRedisCluster(): Promise<RedisServer> {
+	const nodes = await Promise.all([0, 1, 2].map(() => startRedis({ clusterNode: true })));
+	const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
+	await new Promise<void>((resolve, reject) => {
+		const made = spawn(REDIS_CLI, ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+		let log = '';
+		made.stdout.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+		made.stderr.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+		made.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`redis-cli --cluster create exited ${code}: ${log}`))));
+	});
+	// Every node agrees the cluster is up before a client is let at it.
+	for (const node of nodes) {
+		for (let tries = 0; ; tries++) {
+			const state = await new Promise<string>((resolve) => {
+				const asked = spawn(REDIS_CLI, ['-p', String(node.port), 'cluster', 'info'], { stdio: ['ignore', 'pipe', 'ignore'] });
+				let out = '';
+				asked.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+				asked.once('exit', () => resolve(out));
+			});
+			if (/cluster_state:ok/.test(state)) break;
+			if (tries > 100) throw new Error(`the cluster did not come up: ${state}`);
+			await new Promise((resolve) => setTimeout(resolve, 100));
+		}
+	}
+	return {
+		url: nodes[0].url,
+		restart: async () => {
+			for (const node of nodes) await node.restart();
+		},
+		stop: async () => {
+			await Promise.all(nodes.map((node) => node.stop()));
+		},
 	};
 }
 

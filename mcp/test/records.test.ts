@@ -1,0 +1,212 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from '@redis/client';
+import { validateGenerateInput, type JobRecord } from '../../core';
+import { jobRecordName, noteCallback, noteJobSeen, takeLooks, holdLooks, dropLooks, jobEntryFrom } from '../src/jobRecords';
+import { ServerLedger } from '../src/ledger';
+import { sharedPlanIn } from '../src/planRecords';
+import { SpendCapError, SpendGuard } from '../src/spendCap';
+import { CallCancels } from '../src/cancels';
+import { FileStore } from '../src/state/fileStore';
+import { openStore } from '../src/state/openStore';
+import { RedisStore } from '../src/state/redisStore';
+import { MemoryStore, type StateStore } from '../src/state/store';
+import { REDIS_SERVER, startRedis, startRedisCluster, type RedisServer } from './support/team';
+
+jest.setTimeout(60_000);
+
+interface Opened {
+	store: StateStore;
+	close(): Promise<void>;
+}
+
+/**
+ * Every named step on every store: the same answers and records from the JavaScript of memory and
+ * the records folder and from the scripts of Redis and a Redis Cluster (whose empty lists come
+ * back as {}), since processes and replicas rely on them alike. Redis and the cluster run with
+ * the team's step of .ci/run (MCP_TEAM_TEST=1), which installs redis-server.
+ */
+const withRedis = process.env.MCP_TEAM_TEST === '1';
+const stores: Array<[string, () => Promise<Opened>]> = [
+	['memory', async () => ({ store: new MemoryStore(), close: async () => undefined })],
+	[
+		'a records folder',
+		async () => {
+			const dir = mkdtempSync(join(tmpdir(), 'omni-video-mcp-records-'));
+			return { store: new FileStore(dir, () => undefined), close: async () => rmSync(dir, { recursive: true, force: true }) };
+		},
+	],
+	...(withRedis
+		? ([
+				['Redis with a password', () => onRedis(startRedis({ password: 'team-secret' }), false)],
+				['a Redis Cluster of three', () => onRedis(startRedisCluster(), true)],
+			] as Array<[string, () => Promise<Opened>]>)
+		: []),
+];
+
+async function onRedis(starting: Promise<RedisServer>, cluster: boolean): Promise<Opened> {
+	if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: apt-get install redis-server (.ci/run does)`);
+	const redis = await starting;
+	const store = await RedisStore.open(redis.url, () => undefined, { cluster });
+	return {
+		store,
+		close: async () => {
+			await store.close();
+			await redis.stop();
+		},
+	};
+}
+
+const job = (id: string, status: JobRecord['status'], extra: Partial<JobRecord> = {}): JobRecord => ({ id, status, rawStatus: status, resultUrls: [], ...extra });
+
+describe.each(stores)('each step on %s', (_name, open) => {
+	let opened: Opened;
+	beforeAll(async () => {
+		opened = await open();
+	});
+	afterAll(async () => {
+		await opened?.close();
+	});
+	const now = () => Date.now();
+
+	it('the ledger: one claim wins, a note keeps its first time, a lost answer and a forgotten create', async () => {
+		const { store } = opened;
+		const ledger = new ServerLedger(store, now);
+		const claims = await Promise.all(Array.from({ length: 6 }, () => ledger.claim('idem_a', { sentAtMs: Date.now() })));
+		expect(claims.filter((claim) => claim === undefined)).toHaveLength(1);
+		expect(await ledger.answerPending('idem_a')).toBe(true);
+		const firstNoted = await ledger.notedAt('idem_a');
+		await ledger.note('idem_a', { jobId: 'job_a' });
+		expect(await ledger.find('idem_a')).toEqual({ jobId: 'job_a' });
+		expect(await ledger.notedAt('idem_a')).toBe(firstNoted);
+		expect(await ledger.claim('idem_a', { sentAtMs: 2 })).toEqual({ jobId: 'job_a' });
+		await ledger.claim('idem_b', { sentAtMs: 3 });
+		await ledger.answerLost('idem_b');
+		expect(await ledger.answerPending('idem_b')).toBe(false);
+		await ledger.forget('idem_b');
+		expect(await ledger.find('idem_b')).toBeUndefined();
+	});
+
+	it("a job's record: seen (an empty list stays a list), callbacks for it and not, one holder of its looks", async () => {
+		const { store } = opened;
+		const name = [jobRecordName('fp1', 'job_1')];
+		expect(await store.run(noteCallback, name, { job: job('job_1', 'done'), verified: true }, now())).toBe(false);
+		await store.run(noteJobSeen, name, { job: job('job_1', 'running'), createdAtMs: 1_000, expectedEndAtMs: 61_000 }, now());
+		await store.run(noteJobSeen, name, { job: job('job_1', 'running'), createdAtMs: 5_000, expectedEndAtMs: 99_000 }, now());
+		let entry = jobEntryFrom(await store.get(name[0]));
+		expect(entry).toMatchObject({ createdAtMs: 1_000, expectedEndAtMs: 61_000, seen: { job: { id: 'job_1', status: 'running', resultUrls: [] } } });
+		expect(await store.run(takeLooks, name, { me: 'a', untilMs: now() + 10_000 }, now())).toBe(true);
+		expect(await store.run(takeLooks, name, { me: 'b', untilMs: now() + 10_000 }, now())).toBe(false);
+		expect(await store.run(takeLooks, name, { me: 'b', untilMs: now() + 10_000, gone: 'a' }, now())).toBe(true);
+		await store.run(holdLooks, name, { me: 'a', untilMs: now() + 50_000, nextLookAtMs: now() + 40_000 }, now());
+		expect(jobEntryFrom(await store.get(name[0]))?.looker?.by).toBe('b');
+		await store.run(holdLooks, name, { me: 'b', untilMs: now() + 50_000, nextLookAtMs: 123 }, now());
+		expect(jobEntryFrom(await store.get(name[0]))?.looker).toMatchObject({ by: 'b', nextLookAtMs: 123 });
+		await store.run(dropLooks, name, { me: 'b' }, now());
+		expect(jobEntryFrom(await store.get(name[0]))?.looker).toBeUndefined();
+		expect(await store.run(noteCallback, name, { job: job('job_1', 'done', { resultUrls: ['https://cdn.example/v.mp4'] }), verified: false }, now())).toBe(true);
+		expect(jobEntryFrom(await store.get(name[0]))?.seen?.job.status).toBe('running');
+		await store.run(noteCallback, name, { job: job('job_1', 'done', { resultUrls: ['https://cdn.example/v.mp4'] }), verified: true }, now());
+		entry = jobEntryFrom(await store.get(name[0]));
+		expect(entry?.seen?.job).toMatchObject({ status: 'done', resultUrls: ['https://cdn.example/v.mp4'] });
+		expect(entry?.callbackAtMs).toEqual(expect.any(Number));
+	});
+
+	it("a key's plan: its request windows, its places, bound, released and freed by a job's end", async () => {
+		const plan = sharedPlanIn(opened.store, 'fp2');
+		const room = { perMinute: 2, perHour: 3, marginMs: 0 };
+		const at = Date.now();
+		expect(await plan.claimRequest(at, room)).toEqual({ granted: true, sentAtMs: [at] });
+		expect((await plan.claimRequest(at + 1, room)).granted).toBe(true);
+		expect(await plan.claimRequest(at + 2, room)).toEqual({ granted: false, sentAtMs: [at, at + 1] });
+		expect((await plan.claimRequest(at + 61_000, room)).granted).toBe(true);
+		expect((await plan.claimRequest(at + 122_000, room)).granted).toBe(false);
+		expect(await plan.claimPlace('p1', at, 2, at + 60_000)).toEqual({ granted: true, othersFreeAtMs: [] });
+		expect(await plan.claimPlace('p2', at, 2, at + 70_000)).toEqual({ granted: true, othersFreeAtMs: [at + 60_000] });
+		expect((await plan.claimPlace('p3', at, 2, at + 80_000)).granted).toBe(false);
+		await plan.bindPlace('p1', 'job_x', at + 30_000, at + 600_000);
+		await plan.releasePlace('p2');
+		expect(await plan.claimPlace('p3', at, 2, at + 80_000)).toEqual({ granted: true, othersFreeAtMs: [at + 30_000] });
+		await plan.jobEnded('job_x');
+		expect(await plan.claimPlace('p4', at, 2, at + 80_000)).toEqual({ granted: true, othersFreeAtMs: [at + 80_000] });
+		// A place outlives none of its lapses.
+		expect((await plan.claimPlace('p5', at + 90_000, 2, at + 150_000)).granted).toBe(true);
+	});
+
+	it("a key's spend: a hold at a time while the price is unknown, then the cap by what was spent", async () => {
+		const guard = new SpendGuard({ credits: 50, periodHours: 1 }, opened.store, now);
+		const request = validateGenerateInput({ prompt: 'p', resolution: '720P', duration: 4 });
+		const first = await guard.reserve('fp3', request);
+		await expect(guard.reserve('fp3', request)).rejects.toThrow(SpendCapError);
+		await guard.observe('fp3', job('job_s1', 'queued', { creditsQueued: 20 }), request);
+		await first.release();
+		await (await guard.reserve('fp3', request)).release();
+		await guard.observe('fp3', job('job_s2', 'queued', { creditsQueued: 20 }), request);
+		await expect(guard.reserve('fp3', request)).rejects.toThrow(/spend cap is 50 credits per 1 h, 40 are spent/);
+		// A job seen again is counted once, at what it was last reported.
+		await guard.observe('fp3', job('job_s2', 'failed', { creditsUsed: 0 }));
+		await guard.observe('fp3', job('job_s2', 'failed', { creditsUsed: 0 }));
+		await (await guard.reserve('fp3', request)).release();
+	});
+
+	it("a call's cancellation, heard by another process", async () => {
+		const cancels = new CallCancels(opened.store, now);
+		const followed = cancels.follow('fp4|session|7');
+		await new CallCancels(opened.store, now).cancel('fp4|session|7');
+		await new Promise<void>((resolve) => followed.signal.addEventListener('abort', () => resolve()));
+		followed.end();
+	});
+});
+
+describe('records an earlier release wrote, carried over at start', () => {
+	const legacy = {
+		ledger: { creates: { idem_old: { entry: { jobId: 'job_old' }, notedAtMs: Date.now() - 60_000, sender: 1234 } } },
+		'jobs-fpold': { jobs: { job_old: { seen: { job: job('job_old', 'done', { resultUrls: ['https://cdn.example/o.mp4'] }), seenAtMs: Date.now() - 30_000 }, notedAtMs: Date.now() - 60_000 } } },
+		'spend-fpold': { jobs: { job_old: { credits: 40, atMs: Date.now() - 60_000 } }, creditsPerSecond: { '720P': 5 }, holds: {} },
+		'plan-fpold': { sent: [Date.now() - 1_000], places: {} },
+	};
+	const carriedOver = async (store: StateStore) => {
+		expect(await new ServerLedger(store, Date.now).find('idem_old')).toEqual({ jobId: 'job_old' });
+		expect(jobEntryFrom(await store.get(jobRecordName('fpold', 'job_old')))?.seen?.job.resultUrls).toEqual(['https://cdn.example/o.mp4']);
+		await expect(new SpendGuard({ credits: 50, periodHours: 1 }, store, Date.now).reserve('fpold', validateGenerateInput({ prompt: 'p', resolution: '720P', duration: 4 }))).rejects.toThrow(/40 are spent/);
+		expect((await sharedPlanIn(store, 'fpold').claimRequest(Date.now(), { perMinute: 1, perHour: 10, marginMs: 0 })).granted).toBe(false);
+	};
+
+	it('from a records folder', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'omni-video-mcp-legacy-'));
+		try {
+			for (const [name, doc] of Object.entries(legacy)) writeFileSync(join(dir, `${name}.json`), JSON.stringify(doc));
+			const lines: string[] = [];
+			const store = await openStore({ kind: 'dir', dir }, (line) => lines.push(line));
+			(store as FileStore).stopSweeping();
+			expect(lines).toEqual([expect.stringMatching(/^omni-video-mcp: 5 records of the earlier release carried over/)]);
+			await carriedOver(store);
+			// Moved aside: a second start carries nothing over again.
+			const again: string[] = [];
+			((await openStore({ kind: 'dir', dir }, (line) => again.push(line))) as FileStore).stopSweeping();
+			expect(again).toEqual([]);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	(withRedis ? it : it.skip)('from Redis', async () => {
+		const redis = await startRedis();
+		const client = createClient({ url: redis.url });
+		try {
+			await client.connect();
+			for (const [name, doc] of Object.entries(legacy)) await client.set(`omni-video-mcp:${name}`, JSON.stringify(doc));
+			const store = (await openStore({ kind: 'redis', url: redis.url, cluster: false }, () => undefined)) as RedisStore;
+			try {
+				await carriedOver(store);
+				expect(await client.exists('omni-video-mcp:ledger')).toBe(0);
+			} finally {
+				await store.close();
+			}
+		} finally {
+			await client.close();
+			await redis.stop();
+		}
+	});
+});
