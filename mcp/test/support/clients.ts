@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport as HttpV126 } from 'mcp-sdk-1.26/client/s
 /**
  * The MCP clients the server is tested with, as real clients speak:
  * - `modern`: the v2 SDK pinned to 2026-07-28;
- * - `auto`: the v2 SDK negotiating (Claude Code, the MCP Inspector 2.x), which must find the modern era;
+ * - `auto`: the v2 SDK negotiating (as Claude Code does), which must find the modern era;
  * - `v2-legacy`: the v2 SDK in its default 2025 mode;
  * - `v1`: the last 1.x SDK (2025-11-25), as most 2025 clients (VS Code, Cursor) are built;
  * - `v1.26`: the SDK n8n 2.41's MCP Client node ships.
