@@ -15,7 +15,8 @@
  * Each reading runs on one protocol era, as the suites do (RUNS): the default reading with the v2
  * SDK's client negotiating 2026-07-28, the strictest with the last 1.x SDK's (2025-11-25).
  * Results go to bench/results/mcp.json and mcp.md. `-- --team` runs the team's rows alone and keeps
- * the others from the last run (`-- --no-team`: the reverse).
+ * the others from the last run (`-- --no-team`: the reverse). `-- --records` measures the records'
+ * cost as they grow instead (bench/mcpRecords.ts).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import { ERA_OF, type ClientKind } from '../mcp/test/support/clients';
 import { call, counts, mentionsRateLimit, overStdio, RUNS, sandboxFor, serverEnv, type Connected, type Reading, type Run } from '../mcp/test/support/mcpHarness';
 import { agentsRun, type AgentsRun } from '../mcp/test/support/agents';
 import { startTeam, type TeamOptions } from '../mcp/test/support/team';
+import { recordsBench, writeRecordsResults } from './mcpRecords';
 
 const CALLS = 10;
 
@@ -249,8 +251,10 @@ interface McpBenchFile {
 }
 
 async function main(): Promise<void> {
-	const only = process.argv.includes('--team') ? 'team' : process.argv.includes('--no-team') ? 'single' : 'all';
 	const dir = join(__dirname, 'results');
+	// The records' cost alone (bench/mcpRecords.ts), in results of their own.
+	if (process.argv.includes('--records')) return writeRecordsResults(await recordsBench(), dir);
+	const only = process.argv.includes('--team') ? 'team' : process.argv.includes('--no-team') ? 'single' : 'all';
 	const file = join(dir, 'mcp.json');
 	// A part not run keeps its rows (and their date) from the last run.
 	const last = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<McpBenchFile>) : {};

@@ -14,6 +14,11 @@ import type { MadeJobs } from './madeJobs';
 export interface GenerateVideoOptions {
 	/** Reuse one key per input item across your own retries; a fresh one is made otherwise. */
 	idempotencyKey?: string;
+	/**
+	 * The input as validateGenerateInput made it, when the caller validated it already (to refuse bad
+	 * input before anything else, or to key its records on it): it is not validated again.
+	 */
+	validated?: GenerateVideoRequest;
 	signal?: AbortSignalLike;
 	/**
 	 * The signal stops the create while it waits for a place or its turn, never once it is sent:
@@ -101,9 +106,11 @@ export async function generateVideo(
 	input: GenerateVideoInput,
 	options: GenerateVideoOptions = {},
 ): Promise<GeneratedJob> {
-	const request = validateGenerateInput(input, {
-		allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback,
-	});
+	const request =
+		options.validated ??
+		validateGenerateInput(input, {
+			allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback,
+		});
 	let idempotencyKey = options.idempotencyKey ?? newIdempotencyKey(runtime.random);
 	const replacedJobIds: string[] = [];
 	for (;;) {

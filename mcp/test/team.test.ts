@@ -161,6 +161,29 @@ maybe('three replicas on one Redis behind a round-robin proxy, --service %s, the
 	});
 });
 
+(process.env.MCP_TEAM_TEST === '1' ? describe : describe.skip)('three replicas on a Redis Cluster of three nodes', () => {
+	it('a retry on any replica gets the job made on another; the same call at once on three makes one', async () => {
+		const team = await startTeamOn('default', { cluster: true });
+		const args = { prompt: 'A kite over the dunes, clustered', resolution: '720P', duration: 4 };
+		try {
+			const made = await call((await team.connect()).client, 'generate_video', { ...args, waitSeconds: 0 });
+			expect(made.isError).toBeFalsy();
+			for (let retry = 0; retry < 3; retry++) {
+				const again = await call((await team.connect()).client, 'generate_video', { ...args, waitSeconds: 0 });
+				expect(again.output).toMatchObject({ jobId: made.output.jobId, retried: true });
+			}
+			const clients = await Promise.all([0, 1, 2].map(() => team.connect()));
+			const all = await Promise.all(clients.map((client) => call(client.client, 'generate_video', { ...args, prompt: 'Clustered at night', waitSeconds: 10 })));
+			expect(new Set(all.map((result) => result.output.jobId)).size).toBe(1);
+			expect(all[0].output.status).toBe('done');
+			expect(counts(team.sandbox).creates).toBe(2);
+			expect(team.replicas[0].log()).toMatch(/records \(which call made which job, spend, pacing\) in Redis Cluster at/);
+		} finally {
+			await team.close();
+		}
+	});
+});
+
 /**
  * Every client kind through the proxy to three replicas at once: 2026-07-28 and 2025 clients side
  * by side on one team, the basics, and a cancellation stopping the call wherever it runs. A 2025

@@ -121,6 +121,7 @@ async function createWithin(
 	const creating = connection.client
 		.generateVideo(input, {
 			idempotencyKey: identity.idempotencyKey,
+			validated: request,
 			ledger: context.ledger,
 			reuse: identity.reuse,
 			// Cancelled, a create still waiting for its turn is dropped; one already sent is read to its answer and noted.

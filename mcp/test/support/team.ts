@@ -205,21 +205,23 @@ export interface TeamOptions {
 	realSpeed?: boolean;
 	/** The clients connect() makes (the harness's default: auto, modern). */
 	client?: ClientKind;
+	/** The records in a Redis Cluster of three nodes rather than one Redis. */
+	cluster?: boolean;
 }
 
 /** A sandbox, a Redis, replicas on it behind a round-robin proxy: a team's layout on loopback. */
 export async function startTeam(reading: Reading, options: TeamOptions = {}): Promise<Team> {
-	const { extra = {}, replicaCount = 3, callbacks, realSpeed = false, client: kind } = options;
+	const { extra = {}, replicaCount = 3, callbacks, realSpeed = false, client: kind, cluster = false } = options;
 	// The sandbox calls back plain http on loopback (the proxy here) only when told to.
 	const sandbox = await sandboxFor(reading, { insecureCallbacks: callbacks !== undefined, ...(realSpeed ? { speed: 1 } : {}) });
-	const redis = await startRedis();
+	const redis = cluster ? await startRedisCluster() : await startRedis();
 	// The key comes with each request, as a team's clients send it; the records are Redis's alone.
 	const { OMNI_VIDEO_MCP_STATE_DIR: _dir, OMNI_VIDEO_API_KEY: _key, ...env } = serverEnv(sandbox, { ...extra, ...(callbacks === 'signed' ? { OMNI_VIDEO_WEBHOOK_SECRET: sandbox.webhookSecret } : {}) });
 	if (realSpeed) delete env.OMNI_VIDEO_EXPECTED_RENDER_SECONDS;
 	const replicas: HttpServer[] = [];
 	const proxy = await startProxy(() => replicas.map((replica) => replica.url));
 	const publicUrl = callbacks ? ['--public-url', proxy.url.replace(/\/mcp$/, '')] : [];
-	replicas.push(...(await Promise.all(Array.from({ length: replicaCount }, () => httpServer(env, ['--redis', redis.url, ...publicUrl])))));
+	replicas.push(...(await Promise.all(Array.from({ length: replicaCount }, () => httpServer(env, ['--redis', redis.url, ...(cluster ? ['--redis-cluster'] : []), ...publicUrl])))));
 	const clients: Connected[] = [];
 	return {
 		sandbox,

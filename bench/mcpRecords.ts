@@ -1,0 +1,165 @@
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run by people, never shipped */
+/**
+ * `npm run bench:mcp -- --records`: what one create's records cost as the records kept grow. One
+ * create takes seven steps on the server's records: claim the create, claim a request in the key's
+ * windows, take a place among its jobs at once, note the create's job, bind the place to it, note
+ * the job as seen, settle its spend. Timed over 300 creates on a store already holding 0, 6,000
+ * and 100,000 records (a million on Redis), by one worker and by three at once on the same key (a
+ * team's replicas); on Redis also the bytes it sent and received per create. Beside them, the
+ * create's two ledger steps alone (claim, note), which the issue's measurements of the earlier
+ * whole-document records timed. Results: bench/results/mcp-records.json and .md.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from '@redis/client';
+import { ServerLedger } from '../mcp/src/ledger';
+import { jobRecordName, noteJobSeen } from '../mcp/src/jobRecords';
+import { sharedPlanIn } from '../mcp/src/planRecords';
+import { SpendGuard } from '../mcp/src/spendCap';
+import { FileStore } from '../mcp/src/state/fileStore';
+import { RedisStore } from '../mcp/src/state/redisStore';
+import type { StateStore } from '../mcp/src/state/store';
+import { startRedis } from '../mcp/test/support/team';
+
+const CREATES = 300;
+const ROOM = { perMinute: 1e9, perHour: 1e9, marginMs: 0 };
+const job = (id: string) => ({ id, status: 'queued' as const, rawStatus: 'queued', resultUrls: [], creditsQueued: 20 });
+const REQUEST = { model: 'omni-video' as const, prompt: 'p', resolution: '720P' as const, duration: 4 };
+
+export interface RecordsRow {
+	store: 'records folder' | 'Redis';
+	kept: number;
+	/** Mean ms of one create's seven steps, one worker. */
+	createMs: number;
+	/** Mean ms of one create's seven steps, each of three workers at once on the same key. */
+	createMsThreeAtOnce: number;
+	/** Mean ms of the ledger's claim and note alone, one worker. */
+	ledgerMs: number;
+	/** Bytes Redis received and sent per create (one worker). */
+	redisBytesPerCreate?: number;
+}
+
+/** One create's steps on the records, as the server takes them. */
+async function oneCreate(store: StateStore, fingerprint: string, id: string): Promise<void> {
+	const now = Date.now;
+	const ledger = new ServerLedger(store, now);
+	const plan = sharedPlanIn(store, fingerprint, now);
+	const spend = new SpendGuard({ credits: 1e12, periodHours: 24 }, store, now);
+	await ledger.claim(`idem-${id}`, { sentAtMs: now() });
+	await plan.claimRequest(now(), ROOM);
+	await plan.claimPlace(`place-${id}`, now(), 1e6, now() + 60_000);
+	await ledger.note(`idem-${id}`, { jobId: `job-${id}` });
+	await plan.bindPlace(`place-${id}`, `job-${id}`, now() + 60_000, now() + 120_000);
+	await store.run(noteJobSeen, [jobRecordName(fingerprint, `job-${id}`)], { job: job(`job-${id}`), createdAtMs: now(), expectedEndAtMs: now() + 60_000 }, now());
+	await spend.observe(fingerprint, job(`job-${id}`), REQUEST);
+	await plan.jobEnded(`job-${id}`);
+}
+
+async function timed(run: (i: number) => Promise<void>, count: number): Promise<number> {
+	const started = performance.now();
+	for (let i = 0; i < count; i++) await run(i);
+	return (performance.now() - started) / count;
+}
+
+/** Fills the store with `count` records as creates leave them: a third each of creates, jobs and spent jobs, on many keys. */
+async function fill(store: StateStore, count: number, bulk?: (records: Array<[string, string]>) => Promise<void>): Promise<void> {
+	const now = Date.now();
+	const records: Array<[string, unknown]> = [];
+	for (let i = 0; records.length < count; i++) {
+		const fingerprint = `kept${i % 500}`;
+		records.push([`create:{idem-kept-${i}}`, { entry: { jobId: `job-kept-${i}` }, notedAtMs: now }]);
+		records.push([jobRecordName(fingerprint, `job-kept-${i}`), { seen: { job: job(`job-kept-${i}`), seenAtMs: now }, notedAtMs: now, createdAtMs: now, expectedEndAtMs: now + 60_000 }]);
+		records.push([`spent:{${fingerprint}}:job-kept-${i}`, { credits: 20, atMs: now }]);
+	}
+	const kept = records.slice(0, count);
+	if (bulk) {
+		for (let start = 0; start < kept.length; start += 10_000) await bulk(kept.slice(start, start + 10_000).map(([name, value]) => [name, JSON.stringify(value)]));
+		return;
+	}
+	const ledger = new ServerLedger(store, Date.now);
+	// The folder: through the store's own steps, so that its files are what the server writes.
+	for (const [name] of kept) if (name.startsWith('create:')) await ledger.note(name.slice('create:{'.length, -1), { jobId: 'job' });
+	const rest = kept.filter(([name]) => !name.startsWith('create:'));
+	for (const [name, value] of rest) await store.run(noteJobSeen, [name], { job: (value as { seen?: { job: ReturnType<typeof job> } }).seen?.job ?? job('x') }, now);
+}
+
+async function measure(store: StateStore, kept: number, label: RecordsRow['store'], bytes?: () => Promise<number>): Promise<RecordsRow> {
+	// Warmed: scripts cached, files and folders made.
+	await timed((i) => oneCreate(store, 'warm', `warm-${kept}-${i}`), 20);
+	const before = bytes ? await bytes() : 0;
+	const createMs = await timed((i) => oneCreate(store, 'team', `one-${kept}-${i}`), CREATES);
+	const moved = bytes ? (await bytes()) - before : undefined;
+	const three = await Promise.all([0, 1, 2].map((worker) => timed((i) => oneCreate(store, 'team', `three-${kept}-${worker}-${i}`), CREATES)));
+	const ledger = new ServerLedger(store, Date.now);
+	const ledgerMs = await timed(async (i) => {
+		await ledger.claim(`idem-ledger-${kept}-${i}`, { sentAtMs: Date.now() });
+		await ledger.note(`idem-ledger-${kept}-${i}`, { jobId: `job-ledger-${i}` });
+	}, CREATES);
+	return { store: label, kept, createMs, createMsThreeAtOnce: three.reduce((sum, ms) => sum + ms, 0) / three.length, ledgerMs, ...(moved === undefined ? {} : { redisBytesPerCreate: moved / CREATES }) };
+}
+
+export async function recordsBench(): Promise<RecordsRow[]> {
+	const rows: RecordsRow[] = [];
+	for (const kept of [0, 6_000, 100_000]) {
+		const dir = mkdtempSync(join(tmpdir(), 'omni-video-mcp-bench-records-'));
+		try {
+			const store = new FileStore(dir, () => undefined);
+			await fill(store, kept);
+			rows.push(await measure(store, kept, 'records folder'));
+			console.log(JSON.stringify(rows[rows.length - 1]));
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	}
+	for (const kept of [0, 6_000, 100_000, 1_000_000]) {
+		const redis = await startRedis();
+		const admin = createClient({ url: redis.url });
+		await admin.connect();
+		const store = await RedisStore.open(redis.url, () => undefined);
+		try {
+			await fill(store, kept, async (records) => {
+				const pipeline = admin.multi();
+				for (const [name, value] of records) pipeline.set(`omni-video-mcp:${name}`, value, { PX: 3_600_000 });
+				await pipeline.execAsPipeline();
+			});
+			const bytes = async () => {
+				const stats = await admin.info('stats');
+				const read = (field: string) => Number(new RegExp(`${field}:(\\d+)`).exec(stats)?.[1] ?? 0);
+				return read('total_net_input_bytes') + read('total_net_output_bytes');
+			};
+			rows.push(await measure(store, kept, 'Redis', bytes));
+			console.log(JSON.stringify(rows[rows.length - 1]));
+		} finally {
+			await store.close();
+			await admin.close();
+			await redis.stop();
+		}
+	}
+	return rows;
+}
+
+export function recordsReport(rows: RecordsRow[], date: string): string {
+	const base = (row: RecordsRow) => rows.find((other) => other.store === row.store && other.kept === 0) ?? row;
+	const lines = rows.map((row) => {
+		const ratio = (row.createMs / base(row).createMs).toFixed(2);
+		const threeRatio = (row.createMsThreeAtOnce / base(row).createMsThreeAtOnce).toFixed(2);
+		return `| ${row.store} | ${row.kept.toLocaleString('en')} | ${row.createMs.toFixed(2)} ms (${ratio}×) | ${row.createMsThreeAtOnce.toFixed(2)} ms (${threeRatio}×) | ${row.ledgerMs.toFixed(2)} ms | ${row.redisBytesPerCreate === undefined ? '' : `${Math.round(row.redisBytesPerCreate).toLocaleString('en')} B`} |`;
+	});
+	return [
+		'# MCP server: the records at any volume',
+		'',
+		`${date} UTC, \`npm run bench:mcp -- --records\`: one create's seven steps on the records (claim the create, claim a request, take a place, note the job, bind the place, note the job seen, settle its spend), over ${CREATES} creates, on a store already holding that many records; three workers at once on the same key as a team's replicas are. Against the empty store in brackets. Redis: Debian's redis-server on loopback; bytes are what it received and sent.`,
+		'',
+		'| Store | Records kept | One create, one worker | One create, three at once | Ledger claim and note | Redis bytes a create |',
+		'|---|---|---|---|---|---|',
+		...lines,
+		'',
+	].join('\n');
+}
+
+export function writeRecordsResults(rows: RecordsRow[], dir: string): void {
+	const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+	writeFileSync(join(dir, 'mcp-records.json'), `${JSON.stringify({ date, rows }, null, 2)}\n`);
+	writeFileSync(join(dir, 'mcp-records.md'), recordsReport(rows, date));
+}
