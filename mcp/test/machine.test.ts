@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { keyFingerprint, normaliseBaseUrl } from '../../core';
+import { planRecordName } from '../src/planRecords';
+import { recordFileName } from '../src/state/fileStore';
 import { join } from 'node:path';
 import { call, counts, overStdio, RUN_ROWS, sandboxFor, serverEnv, stateDir, type Connected } from './support/mcpHarness';
 
@@ -57,16 +60,18 @@ describe.each(RUN_ROWS)('server processes sharing one records folder, --service 
 });
 
 describe('the records folder when things go wrong', () => {
-	it('a damaged records file: the server starts, says so in one line, and works', async () => {
+	it("a damaged earlier release's file: the server starts, says so in one line, and works", async () => {
 		const sandbox = await sandboxFor('default');
 		const dir = stateDir();
 		writeFileSync(join(dir, 'ledger.json'), '{"creates": {"truncated');
-		const server = await overStdio(serverEnv(sandbox, { OMNI_VIDEO_MCP_STATE_DIR: dir }));
+		// A 2025 client: one that negotiates starts a server of its own first to ask which era it speaks,
+		// and that one, not the server the test reads, would be the one to find the file.
+		const server = await overStdio(serverEnv(sandbox, { OMNI_VIDEO_MCP_STATE_DIR: dir }), [], 'v1');
 		try {
 			const made = await call(server.client, 'generate_video', { prompt: 'After the damage', resolution: '720P', duration: 4, waitSeconds: 0 });
 			expect(made.isError).toBeFalsy();
 			expect(server.log().split('\n').filter((line) => line.includes('could not be read'))).toHaveLength(1);
-			expect(JSON.parse(readFileSync(join(dir, 'ledger.json'), 'utf8'))).toHaveProperty('creates');
+			expect(readdirSync(dir).filter((file) => file.startsWith('ledger.json.damaged-'))).toHaveLength(1);
 		} finally {
 			await server.close();
 			await sandbox.close();
@@ -76,8 +81,9 @@ describe('the records folder when things go wrong', () => {
 	it('a process killed while it holds the lock: the next server goes on within seconds', async () => {
 		const sandbox = await sandboxFor('default');
 		const dir = stateDir();
-		const lock = join(dir, 'ledger.json.lock');
-		// A process that takes the ledger's lock as the server does, and is killed holding it.
+		mkdirSync(join(dir, 'records'));
+		const lock = join(dir, 'records', `${recordFileName(planRecordName(keyFingerprint(sandbox.keys.pro, normaliseBaseUrl(sandbox.url))))}.lock`);
+		// A process that takes the key's plan record's lock as the server does (every create claims a request there), and is killed holding it.
 		const holder = spawn(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(lock)}, process.pid + ' ' + Date.now(), { flag: 'wx' }); setInterval(() => {}, 1000);`]);
 		await new Promise((resolve) => setTimeout(resolve, 500));
 		holder.kill('SIGKILL');

@@ -86,11 +86,18 @@ export class FileStore implements StateStore {
 	/** An earlier release's whole document, by its name, if it is still there. */
 	legacyDocument(name: string): { path: string; doc: Record<string, unknown> } | undefined {
 		const path = join(this.dir, `${this.prefix}${name.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
+		let text: string;
 		try {
-			const doc = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-			return doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? { path, doc: doc as Record<string, unknown> } : undefined;
+			text = readFileSync(path, 'utf8');
 		} catch {
 			return undefined;
+		}
+		try {
+			const doc = JSON.parse(text) as unknown;
+			if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('not a JSON object');
+			return { path, doc: doc as Record<string, unknown> };
+		} catch (error) {
+			return this.setAside(path, error);
 		}
 	}
 
@@ -103,8 +110,7 @@ export class FileStore implements StateStore {
 	}
 
 	private file(name: string): string {
-		// Every character outside a plain name spelled out, so that two names never share a file.
-		return join(this.recordsDir, `${name.replace(/[^A-Za-z0-9._-]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}.json`);
+		return join(this.recordsDir, recordFileName(name));
 	}
 
 	private load(name: string, nowMs: number): { value: unknown; expiresAtMs: number } | undefined {
@@ -182,6 +188,11 @@ export class FileStore implements StateStore {
 			await new Promise((resolve) => setTimeout(resolve, Math.min(25, 2 + attempt)));
 		}
 	}
+}
+
+/** A record's file in records/: every character outside a plain name spelled out, so that two names never share a file. */
+export function recordFileName(name: string): string {
+	return `${name.replace(/[^A-Za-z0-9._-]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}.json`;
 }
 
 /**
