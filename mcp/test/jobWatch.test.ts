@@ -62,7 +62,7 @@ describe('a job’s schedule started after its create, --service default', () =>
 
 /** The records as another process (another replica on the same Redis) sees them: the same documents, another holder. */
 function asProcess(store: StateStore, holder: string, gone: string[] = []): StateStore {
-	return { where: store.where, holder, alive: async (other) => !gone.includes(other), transact: (name, empty, change) => store.transact(name, empty, change), read: (name, empty) => store.read(name, empty) };
+	return { where: store.where, holder, alive: async (other) => !gone.includes(other), transact: (name, empty, change) => store.transact(name, empty, change), read: (name, empty) => store.read(name, empty), ping: () => store.ping() };
 }
 
 /**

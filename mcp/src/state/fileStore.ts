@@ -1,4 +1,5 @@
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StateStore } from './store';
 import { processAlive } from './processAlive';
@@ -47,6 +48,11 @@ export class FileStore implements StateStore {
 
 	async alive(holder: string): Promise<boolean> {
 		return processAlive(Number(holder));
+	}
+
+	async ping(): Promise<void> {
+		// A read never fails here (a missing document reads as empty): the folder itself must be there to write in.
+		await access(this.dir, constants.R_OK | constants.W_OK | constants.X_OK);
 	}
 
 	async read<T extends object>(name: string, empty: () => T): Promise<T> {

@@ -125,6 +125,10 @@ export class RedisStore implements StateStore {
 		return (await this.command(() => this.client.exists(this.key(`alive:${holder}`)))) === 1;
 	}
 
+	async ping(): Promise<void> {
+		await this.command(() => this.client.ping());
+	}
+
 	async close(): Promise<void> {
 		clearInterval(this.heartbeat);
 		await this.client.close().catch(() => undefined);

@@ -18,6 +18,8 @@ export interface StateStore {
 	readonly holder: string;
 	/** Whether the process of that name still runs (a create it sent may still be answered to it). */
 	alive(holder: string): Promise<boolean>;
+	/** Fails when the records cannot be reached now (a replica's readiness), reading or writing none of them. */
+	ping(): Promise<void>;
 }
 
 /** The records of one process only: what `--state-dir none` keeps, and lost with the process. */
@@ -29,6 +31,8 @@ export class MemoryStore implements StateStore {
 	async alive(holder: string): Promise<boolean> {
 		return holder === this.holder;
 	}
+
+	async ping(): Promise<void> {}
 
 	async transact<T extends object, R>(name: string, empty: () => T, change: (doc: T) => R): Promise<R> {
 		const doc = structuredClone((this.docs.get(name) as T | undefined) ?? empty());
