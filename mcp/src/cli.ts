@@ -4,6 +4,9 @@ import { startHttpServer } from './httpServer';
 import { createServer } from './server';
 import { readSettings, SettingsError } from './settings';
 import { openStore } from './state/openStore';
+import { measuredStore } from './telemetry/measuredStore';
+import { startTracing } from './telemetry/tracing';
+import packageJson from '../package.json';
 
 const USAGE = `omni-video-mcp: Omni Video's MCP server (docs/mcp.md)
   omni-video-mcp                     stdio, for Claude Desktop, Cursor, VS Code
@@ -16,7 +19,8 @@ Environment: OMNI_VIDEO_API_KEY, OMNI_VIDEO_BASE_URL, OMNI_VIDEO_PLAN (pro|premi
   OMNI_VIDEO_SPEND_CAP_CREDITS, OMNI_VIDEO_SPEND_CAP_HOURS, OMNI_VIDEO_MCP_WAIT_SECONDS,
   OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES, OMNI_VIDEO_MCP_ALLOWED_DIRS, OMNI_VIDEO_MCP_STATE_DIR,
   OMNI_VIDEO_MCP_REDIS_URL, OMNI_VIDEO_MCP_REDIS_CLUSTER=1, OMNI_VIDEO_MCP_PUBLIC_URL, OMNI_VIDEO_WEBHOOK_SECRET,
-  OMNI_VIDEO_EXPECTED_RENDER_SECONDS`;
+  OMNI_VIDEO_EXPECTED_RENDER_SECONDS; OTEL_EXPORTER_OTLP_ENDPOINT (traces, OpenTelemetry)
+With --http, for operators: /healthz, /readyz, /metrics (Prometheus)`;
 
 /** Everything the server says goes to stderr: over stdio, stdout carries the protocol alone. */
 function say(line: string): void {
@@ -27,20 +31,29 @@ async function main(): Promise<void> {
 	const argv = process.argv.slice(2);
 	if (argv.includes('--help')) return say(USAGE);
 	const settings = readSettings(argv, process.env);
-	const store = await openStore(settings.state, say);
+	const tracing = await startTracing(process.env, packageJson.version);
+	const store = measuredStore(await openStore(settings.state, say));
 	const context = createToolContext(settings, store, say);
 	say(`omni-video-mcp: records (which call made which job, spend, pacing) in ${store.where}`);
+	if (tracing.where) say(`omni-video-mcp: traces to ${tracing.where} (OpenTelemetry, OTLP/HTTP)`);
 	if (settings.baseUrl === '') say('omni-video-mcp: OMNI_VIDEO_BASE_URL is not set; every tool call will say so until it is.');
 	if (settings.transport === 'http') {
-		const running = await startHttpServer(context);
+		const running = await startHttpServer(context, store);
 		say(`omni-video-mcp: Streamable HTTP on ${running.url}`);
-		const stop = () => void running.close().then(() => process.exit(0));
+		const stop = () => void running.close().then(() => tracing.shutdown()).then(() => process.exit(0));
 		process.once('SIGINT', stop);
 		process.once('SIGTERM', stop);
 		return;
 	}
 	// 2026-07-28 clients and 2025 ones (which initialize first) alike.
 	serveStdio(() => createServer(context), { legacy: 'serve' });
+	if (tracing.where) {
+		// The spans still held are sent when the client closes stdin (the process then ends by itself) or stops it.
+		process.once('beforeExit', () => void tracing.shutdown());
+		const stop = () => void tracing.shutdown().then(() => process.exit(0));
+		process.once('SIGINT', stop);
+		process.once('SIGTERM', stop);
+	}
 }
 
 main().catch((error: unknown) => {

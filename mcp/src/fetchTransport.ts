@@ -1,4 +1,5 @@
 import { TransportFailure, lowerCaseHeaders, responseBody, transportFailureKind, type HttpRequest, type HttpResponse, type Transport } from '../../core';
+import { apiOutcome, metrics } from './telemetry/metrics';
 
 /**
  * core's transport on Node's fetch: every status comes back as an answer (core decides what is an
@@ -7,9 +8,21 @@ import { TransportFailure, lowerCaseHeaders, responseBody, transportFailureKind,
  */
 export function fetchTransport(apiKey: string): Transport {
 	return {
-		api: (request) => sendRequest(request, { authorization: `Bearer ${apiKey}` }),
+		api: (request) => counted(sendRequest(request, { authorization: `Bearer ${apiKey}` })),
 		plain: (request) => sendRequest(request, {}),
 	};
+}
+
+/** An API request counted by how it ended (the plan counts these; the files' URLs on the plain side it does not). */
+async function counted(sending: Promise<HttpResponse>): Promise<HttpResponse> {
+	try {
+		const response = await sending;
+		metrics.apiRequest(apiOutcome(response.status));
+		return response;
+	} catch (error) {
+		metrics.apiRequest(error instanceof TransportFailure && error.failure === 'aborted' ? 'cancelled' : 'transport_error');
+		throw error;
+	}
 }
 
 async function sendRequest(request: HttpRequest, auth: Record<string, string>): Promise<HttpResponse> {

@@ -6,7 +6,9 @@ import { createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/ser
 import { parseJob, verifyWebhookSignature, type JobRecord } from '../../core';
 import { legacyCallId } from './cancels';
 import { CALLBACK_PATH } from './connection';
+import { OperatorEndpoints } from './operatorEndpoints';
 import { STORE_RETRY_SECONDS } from './state/redisStore';
+import type { StateStore } from './state/store';
 import type { ToolContext } from './context';
 import { createServer } from './server';
 
@@ -31,12 +33,14 @@ function bearer(req: IncomingMessage): string | undefined {
  * send each request with its version and capabilities, and cancel a call by closing its stream;
  * 2025 clients initialize first and cancel with a request of their own (see CallCancels). A
  * browser page may call only from an allowed Origin, and only a Host naming this server is
- * answered (a DNS-rebinding page names its own).
+ * answered (a DNS-rebinding page names its own). Beside it, for the operator, /healthz, /readyz
+ * (the records `store` answers) and /metrics (see OperatorEndpoints).
  */
-export async function startHttpServer(context: ToolContext): Promise<RunningHttpServer> {
+export async function startHttpServer(context: ToolContext, store: Pick<StateStore, 'ping'>): Promise<RunningHttpServer> {
 	const { host, port, allowedOrigins } = context.settings;
 	const mcp = createMcpHandler(() => createServer(context), { legacy: 'stateless' });
 	const serveMcp = toNodeHandler(mcp);
+	const operator = new OperatorEndpoints(store, context.say);
 	let ownOrigins: string[] = [];
 
 	const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -44,13 +48,14 @@ export async function startHttpServer(context: ToolContext): Promise<RunningHttp
 		// The service's callbacks come from outside, through whatever proxy gives the public URL: they are
 		// verified by signature or by a lookup, not by where they come from.
 		if (context.settings.publicUrl !== undefined && path.startsWith(CALLBACK_PATH)) return handleCallback(context, req, res, path.slice(CALLBACK_PATH.length));
-		if (path !== '/mcp') return refuse(res, 404, 'Not found: the MCP endpoint is /mcp.');
+		if (path !== '/mcp' && !operator.serves(path)) return refuse(res, 404, 'Not found: the MCP endpoint is /mcp.');
 		const origin = req.headers.origin;
 		if (origin !== undefined && !allowedOrigins.includes(origin) && !ownOrigins.includes(origin)) {
 			return refuse(res, 403, `Origin ${origin} is not allowed: start the server with --allow-origin ${origin} to let that page call it.`);
 		}
 		const hostHeader = req.headers.host ?? '';
 		if (isLoopback(host) && !/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(hostHeader)) return refuse(res, 403, `Host ${hostHeader} is not this server.`);
+		if (path !== '/mcp') return operator.serve(req, res, path);
 		const token = bearer(req);
 		// The SDK hands this on to each tool call as ctx.http.authInfo.
 		if (token) Object.assign(req, { auth: { token, clientId: 'bearer', scopes: [] } });

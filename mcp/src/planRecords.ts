@@ -10,6 +10,7 @@ const PLAN_KEEP_MS = 3 * 3_600_000;
 
 /** A key's plan record: every process and replica on the key paces through it. */
 export const planRecordName = (fingerprint: string): string => `plan:{${fingerprint}}`;
+export const isPlanRecordName = (name: string): boolean => name.startsWith('plan:{');
 
 /** The record as written by any store (Redis writes an empty list as {}). */
 function planFrom(value: unknown): PlanRecord {

@@ -1,4 +1,5 @@
-import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { applyStep, type RecordStep } from './recordStep';
 import type { StateStore } from './store';
@@ -76,7 +77,8 @@ export class FileStore implements StateStore {
 	}
 
 	async ping(): Promise<void> {
-		statSync(this.recordsDir);
+		// The folder itself must be there to write records in.
+		await access(this.recordsDir, constants.R_OK | constants.W_OK | constants.X_OK);
 	}
 
 	async alive(holder: string): Promise<boolean> {

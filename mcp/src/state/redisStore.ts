@@ -131,6 +131,7 @@ export class RedisStore implements StateStore {
 		return (typeof answer === 'string' ? JSON.parse(answer) : undefined) as R;
 	}
 
+	/** A command on one key: on a cluster it goes to that key's node, as the records' steps do. */
 	async ping(): Promise<void> {
 		await this.command(() => this.commands.exists(this.key('ping')));
 	}

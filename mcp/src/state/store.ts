@@ -16,12 +16,12 @@ export interface StateStore {
 	get<T>(name: string): Promise<T | undefined>;
 	/** Runs the step on the named records in one atomic step across every process using the store. */
 	run<A, R>(step: RecordStep<A, R>, names: string[], args: A, nowMs: number): Promise<R>;
-	/** Whether the store answers (the server's readiness). */
-	ping(): Promise<void>;
 	/** This process's name among those sharing the store: the sender a ledger entry names. */
 	readonly holder: string;
 	/** Whether the process of that name still runs (a create it sent may still be answered to it). */
 	alive(holder: string): Promise<boolean>;
+	/** Fails when the records cannot be reached now (a replica's readiness), reading or writing none of them. */
+	ping(): Promise<void>;
 }
 
 interface Kept {
