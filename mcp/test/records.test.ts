@@ -135,7 +135,8 @@ describe.each(stores)('each step on %s', (_name, open) => {
 	});
 
 	it("a key's spend: a hold at a time while the price is unknown, then the cap by what was spent", async () => {
-		const guard = new SpendGuard({ credits: 50, periodHours: 1 }, opened.store, now);
+		let clock = Date.now();
+		const guard = new SpendGuard({ credits: 50, periodHours: 1 }, opened.store, () => clock);
 		const request = validateGenerateInput({ prompt: 'p', resolution: '720P', duration: 4 });
 		const first = await guard.reserve('fp3', request);
 		await expect(guard.reserve('fp3', request)).rejects.toThrow(SpendCapError);
@@ -147,6 +148,12 @@ describe.each(stores)('each step on %s', (_name, open) => {
 		// A job seen again is counted once, at what it was last reported.
 		await guard.observe('fp3', job('job_s2', 'failed', { creditsUsed: 0 }));
 		await guard.observe('fp3', job('job_s2', 'failed', { creditsUsed: 0 }));
+		await (await guard.reserve('fp3', request)).release();
+		await guard.observe('fp3', job('job_s3', 'queued', { creditsQueued: 20 }), request);
+		await expect(guard.reserve('fp3', request)).rejects.toThrow(/40 are spent/);
+		// Past the period (and its last sixtieth, counted whole while it overlaps), nothing counts.
+		clock += 3_600_000 + 60_000;
+		await guard.observe('fp3', job('job_s4', 'done', { creditsQueued: 20, creditsUsed: 20 }), request);
 		await (await guard.reserve('fp3', request)).release();
 	});
 

@@ -3,9 +3,29 @@ import { agentsRun } from './support/agents';
 import { CLIENT_KINDS, ERA_OF } from './support/clients';
 import { basicsHold, cancelStops } from './support/eraChecks';
 import { call, counts, overHttp, RUN_ROWS } from './support/mcpHarness';
-import { REDIS_SERVER, startTeam as startTeamOn } from './support/team';
+import { REDIS_SERVER, startTeam as startTeamOn, type Team } from './support/team';
 
 jest.setTimeout(300_000);
+
+/**
+ * A call retried through the proxy (so on each replica in turn) gets the job made on another, and
+ * the same call sent to three replicas at once makes one job between them.
+ */
+async function oneJobAcrossReplicas(team: Team, args: Record<string, unknown>): Promise<void> {
+	const made = await call((await team.connect()).client, 'generate_video', { ...args, waitSeconds: 0 });
+	expect(made.isError).toBeFalsy();
+	for (let retry = 0; retry < 3; retry++) {
+		const again = await call((await team.connect()).client, 'generate_video', { ...args, waitSeconds: 0 });
+		expect(again.output).toMatchObject({ jobId: made.output.jobId, retried: true });
+	}
+	const clients = await Promise.all([0, 1, 2].map(() => team.connect()));
+	const all = await Promise.all(clients.map((client) => call(client.client, 'generate_video', { ...args, prompt: `${String(args.prompt)} at night`, waitSeconds: 10 })));
+	expect(new Set(all.map((result) => result.output.jobId)).size).toBe(1);
+	expect(all[0].output.jobId).toEqual(expect.any(String));
+	expect(counts(team.sandbox).creates).toBe(2);
+	// Every replica answered some of it: the proxy kept no session to one of them.
+	expect(new Set(team.proxy.routed)).toEqual(new Set([0, 1, 2]));
+}
 
 /**
  * The server as a team runs it (docs/mcp.md#running-it-for-a-team): three replicas with their
@@ -27,19 +47,7 @@ maybe('three replicas on one Redis behind a round-robin proxy, --service %s, the
 	it('a retry on any replica gets the job made on another; the same call at once on three makes one', async () => {
 		const team = await startTeam();
 		try {
-			const made = await call((await team.connect()).client, 'generate_video', { ...args, waitSeconds: 0 });
-			expect(made.isError).toBeFalsy();
-			for (let retry = 0; retry < 3; retry++) {
-				const again = await call((await team.connect()).client, 'generate_video', { ...args, waitSeconds: 0 });
-				expect(again.output).toMatchObject({ jobId: made.output.jobId, retried: true });
-			}
-			const clients = await Promise.all([0, 1, 2].map(() => team.connect()));
-			const both = await Promise.all(clients.map((client) => call(client.client, 'generate_video', { ...args, prompt: 'A kite at night', waitSeconds: 10 })));
-			expect(new Set(both.map((result) => result.output.jobId)).size).toBe(1);
-			expect(both[0].output.jobId).toEqual(expect.any(String));
-			expect(counts(team.sandbox).creates).toBe(2);
-			// Every replica answered some of it: the proxy kept no session to one of them.
-			expect(new Set(team.proxy.routed)).toEqual(new Set([0, 1, 2]));
+			await oneJobAcrossReplicas(team, args);
 		} finally {
 			await team.close();
 		}
@@ -164,19 +172,8 @@ maybe('three replicas on one Redis behind a round-robin proxy, --service %s, the
 (process.env.MCP_TEAM_TEST === '1' ? describe : describe.skip)('three replicas on a Redis Cluster of three nodes', () => {
 	it('a retry on any replica gets the job made on another; the same call at once on three makes one', async () => {
 		const team = await startTeamOn('default', { cluster: true });
-		const args = { prompt: 'A kite over the dunes, clustered', resolution: '720P', duration: 4 };
 		try {
-			const made = await call((await team.connect()).client, 'generate_video', { ...args, waitSeconds: 0 });
-			expect(made.isError).toBeFalsy();
-			for (let retry = 0; retry < 3; retry++) {
-				const again = await call((await team.connect()).client, 'generate_video', { ...args, waitSeconds: 0 });
-				expect(again.output).toMatchObject({ jobId: made.output.jobId, retried: true });
-			}
-			const clients = await Promise.all([0, 1, 2].map(() => team.connect()));
-			const all = await Promise.all(clients.map((client) => call(client.client, 'generate_video', { ...args, prompt: 'Clustered at night', waitSeconds: 10 })));
-			expect(new Set(all.map((result) => result.output.jobId)).size).toBe(1);
-			expect(all[0].output.status).toBe('done');
-			expect(counts(team.sandbox).creates).toBe(2);
+			await oneJobAcrossReplicas(team, { prompt: 'A kite over the dunes, clustered', resolution: '720P', duration: 4 });
 			expect(team.replicas[0].log()).toMatch(/records \(which call made which job, spend, pacing\) in Redis Cluster at/);
 		} finally {
 			await team.close();

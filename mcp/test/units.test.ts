@@ -5,7 +5,7 @@ import { validateGenerateInput } from '../../core';
 import { ServerLedger } from '../src/ledger';
 import { requestIdentity } from '../src/requestKey';
 import { readSettings, SettingsError } from '../src/settings';
-import { SpendCapError, SpendGuard } from '../src/spendCap';
+import { SpendGuard } from '../src/spendCap';
 import { FileStore } from '../src/state/fileStore';
 import { RedisStore } from '../src/state/redisStore';
 import { defaultStateDir } from '../src/state/stateDir';
@@ -51,26 +51,7 @@ describe('the spend cap', () => {
 	const request = validateGenerateInput({ prompt: 'p', resolution: '720P', duration: 4 });
 	const job = (id: string, status: 'queued' | 'done' | 'failed', credits: { creditsQueued?: number; creditsUsed?: number }) => ({ id, status, rawStatus: status, resultUrls: [], ...credits });
 
-	it('counts what the service reports, frees a failed job, and refuses what would pass the cap', async () => {
-		let now = 0;
-		const guard = new SpendGuard({ credits: 50, periodHours: 1 }, new MemoryStore(), () => now);
-		// The price is unknown: one create at a time.
-		const first = await guard.reserve('fp', request);
-		await expect(guard.reserve('fp', request)).rejects.toThrow(SpendCapError);
-		await guard.observe('fp', job('job_1', 'queued', { creditsQueued: 20 }), request);
-		await first.release();
-		// 20 spent, 20 a create: a second fits, a third would pass 50.
-		await (await guard.reserve('fp', request)).release();
-		await guard.observe('fp', job('job_2', 'queued', { creditsQueued: 20 }), request);
-		await expect(guard.reserve('fp', request)).rejects.toThrow(/spend cap is 50 credits per 1 h, 40 are spent/);
-		await guard.observe('fp', job('job_2', 'failed', { creditsUsed: 0 }));
-		await (await guard.reserve('fp', request)).release();
-		// Past the period (and the last sixtieth of it, counted whole while it overlaps), nothing counts.
-		now += 3_600_000 + 60_000;
-		await guard.observe('fp', job('job_3', 'done', { creditsQueued: 20, creditsUsed: 20 }), request);
-		await (await guard.reserve('fp', request)).release();
-	});
-
+	// The cap's rules on every store: records.test.ts.
 	it('two processes on one store hold against one cap: a hold in one refuses the create in the other', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'omni-video-mcp-state-'));
 		try {
