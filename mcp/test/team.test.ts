@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { agentsRun } from './support/agents';
 import { CLIENT_KINDS, ERA_OF } from './support/clients';
 import { basicsHold, cancelStops } from './support/eraChecks';
-import { call, counts, overHttp, RUN_ROWS } from './support/mcpHarness';
-import { REDIS_SERVER, startTeam as startTeamOn, type Team } from './support/team';
+import { call, counts, httpServer, overHttp, RUN_ROWS, sandboxFor, serverEnv } from './support/mcpHarness';
+import { REDIS_SERVER, startRedis, startTeam as startTeamOn, type Team } from './support/team';
 
 jest.setTimeout(300_000);
 
@@ -165,6 +165,32 @@ maybe('three replicas on one Redis behind a round-robin proxy, --service %s, the
 			process.stderr.write(`team callbacks ${callbacks}, ${reading}: ${result.requests} requests for ${result.jobs} jobs (${result.requestsPerJob.toFixed(2)} a job), wall ${result.wallMs} ms\n`);
 		} finally {
 			await team.close();
+		}
+	});
+});
+
+(process.env.MCP_TEAM_TEST === '1' ? describe : describe.skip)('a replica on Redis over TLS with a password (rediss://)', () => {
+	it('makes a video, answers its retry from the records, and never prints the password', async () => {
+		const sandbox = await sandboxFor('default');
+		const redis = await startRedis({ tls: true, password: 'tls-team-secret' });
+		const { OMNI_VIDEO_MCP_STATE_DIR: _dir, ...env } = serverEnv(sandbox, { NODE_EXTRA_CA_CERTS: redis.certificate ?? '' });
+		const replica = await httpServer(env, ['--redis', redis.url]);
+		try {
+			expect(redis.url).toMatch(/^rediss:\/\/:tls-team-secret@127\.0\.0\.1:\d+$/);
+			const connected = await overHttp(replica.url, sandbox.keys.pro);
+			const args = { prompt: 'A kite over a locked harbour', resolution: '720P', duration: 4, waitSeconds: 0 };
+			const made = await call(connected.client, 'generate_video', args);
+			const again = await call(connected.client, 'generate_video', args);
+			await connected.close();
+			expect(made.isError).toBeFalsy();
+			expect(again.output).toMatchObject({ jobId: made.output.jobId, retried: true });
+			expect(counts(sandbox).creates).toBe(1);
+			expect(replica.log()).toMatch(/in Redis at rediss:\/\/:\*\*\*@127\.0\.0\.1/);
+			expect(replica.log()).not.toContain('tls-team-secret');
+		} finally {
+			await replica.stop();
+			await redis.stop();
+			await sandbox.close();
 		}
 	});
 });

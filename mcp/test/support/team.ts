@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -31,11 +31,16 @@ async function freePort(): Promise<number> {
  * synced), so that a restart keeps the records; with a password when given, or as a node of a
  * cluster.
  */
-export async function startRedis(options: { password?: string; clusterNode?: boolean } = {}): Promise<RedisServer & { port: number }> {
+export async function startRedis(options: { password?: string; clusterNode?: boolean; tls?: boolean } = {}): Promise<RedisServer & { port: number; certificate?: string }> {
 	const port = await freePort();
 	const dir = mkdtempSync(join(tmpdir(), 'omni-video-mcp-redis-'));
 	let child: ChildProcess | undefined;
-	const extra = [...(options.password ? ['--requirepass', options.password] : []), ...(options.clusterNode ? ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf')] : [])];
+	const certificate = options.tls ? selfSignedCertificate(dir) : undefined;
+	const extra = [
+		...(options.password ? ['--requirepass', options.password] : []),
+		...(options.clusterNode ? ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf')] : []),
+		...(certificate ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', certificate, '--tls-key-file', join(dir, 'redis.key'), '--tls-ca-cert-file', certificate, '--tls-auth-clients', 'no'] : []),
+	];
 	const start = async () => {
 		const started = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
 		child = started;
@@ -58,13 +63,21 @@ export async function startRedis(options: { password?: string; clusterNode?: boo
 	await start();
 	return {
 		port,
-		url: `redis://${options.password ? `:${options.password}@` : ''}127.0.0.1:${port}`,
+		certificate,
+		url: `${certificate ? 'rediss' : 'redis'}://${options.password ? `:${options.password}@` : ''}127.0.0.1:${port}`,
 		restart: async () => {
 			await stop();
 			await start();
 		},
 		stop,
 	};
+}
+
+/** A certificate for 127.0.0.1 (Debian's openssl), its own authority: a client trusts it as a team trusts its own CA. */
+function selfSignedCertificate(dir: string): string {
+	const certificate = join(dir, 'redis.crt');
+	execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'redis.key'), '-out', certificate, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-addext', 'basicConstraints=critical,CA:TRUE'], { stdio: 'ignore' });
+	return certificate;
 }
 
 /** Debian's redis-cli, which makes a cluster of running nodes. */
