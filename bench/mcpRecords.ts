@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmarks run by people, never shipped */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- benchmarks run by people, never shipped */
 /**
  * `npm run bench:mcp -- --records`: what one create's records cost as the records kept grow. One
  * create takes eight steps on the server's records: claim the create, claim a request in the key's

@@ -119,7 +119,9 @@ maybe('three replicas on one Redis behind a round-robin proxy, --service %s, the
 		}
 	});
 
-	it('20 calls at once on one Pro key over three replicas stay within the plan as one replica does', async () => {
+	// Once, on the default reading: the pacing it compares is the same on both readings and eras, and
+	// bench:mcp measures it on each at real speed; the step stays within CI's hour.
+	(reading === 'default' ? it : it.skip)('20 calls at once on one Pro key over three replicas stay within the plan as one replica does', async () => {
 		const run = async (replicaCount: number) => {
 			const team = await startTeam({}, replicaCount);
 			try {
