@@ -6,7 +6,7 @@ import type { StateStore } from './state/store';
  * A key's plan record is kept this long after its last step: longer than its request windows (an
  * hour) and any place's hold.
  */
-const PLAN_KEEP_MS = 3 * 3_600_000;
+export const PLAN_KEEP_MS = 3 * 3_600_000;
 
 /** A key's plan record: every process and replica on the key paces through it. */
 export const planRecordName = (fingerprint: string): string => `plan:{${fingerprint}}`;

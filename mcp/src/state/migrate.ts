@@ -1,6 +1,6 @@
 import { createRecordName, type CreateRecord } from '../ledger';
 import { jobRecordName, type JobEntry } from '../jobRecords';
-import { planRecordName } from '../planRecords';
+import { PLAN_KEEP_MS, planRecordName } from '../planRecords';
 import { spendRecordName, spentRecordName, type SpendRecord } from '../spendCap';
 import { recordStep } from './recordStep';
 import { KEEP_MS } from './records';
@@ -24,7 +24,6 @@ export interface LegacyDocuments {
 }
 
 const HOUR_MS = 3_600_000;
-const PLAN_KEEP_MS = 3 * HOUR_MS;
 /** An earlier release kept a month of spending; a job's record is kept as long, its slice a minute (the finest a cap counts in). */
 const KEEP_SPEND_MS = 31 * 24 * HOUR_MS;
 const MINUTE_MS = 60_000;
