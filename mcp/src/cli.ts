@@ -1,6 +1,7 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createToolContext } from './context';
 import { startHttpServer } from './httpServer';
+import { membersCommand } from './signIn/membersCommand';
 import { createServer } from './server';
 import { readSettings, SettingsError } from './settings';
 import { openStore } from './state/openStore';
@@ -14,12 +15,17 @@ const USAGE = `omni-video-mcp: Omni Video's MCP server (docs/mcp.md)
 Options: --host H, --allow-origin O, --wait-seconds S, --allow-dir D, --state-dir D|none,
   --redis URL (records in Redis, for replicas behind a proxy: docs/mcp.md#running-it-for-a-team),
   --redis-cluster (the --redis URL is a node of a Redis Cluster),
-  --public-url URL (with --http: the address the service calls back)
+  --public-url URL (with --http: the address people, apps and the service's callbacks reach it at;
+    apps such as Claude.ai and ChatGPT then sign in: docs/mcp.md#claudeai-and-chatgpt),
+  --sign-in own-key|team|off (with --public-url: people sign in with their own key, the default,
+    or as members of the team's key; off takes API keys as bearer tokens only)
+  omni-video-mcp members add|list|cap|remove ...   the team's members (omni-video-mcp members --help)
 Environment: OMNI_VIDEO_API_KEY, OMNI_VIDEO_BASE_URL, OMNI_VIDEO_PLAN (pro|premium),
   OMNI_VIDEO_SPEND_CAP_CREDITS, OMNI_VIDEO_SPEND_CAP_HOURS, OMNI_VIDEO_MCP_WAIT_SECONDS,
   OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES, OMNI_VIDEO_MCP_ALLOWED_DIRS, OMNI_VIDEO_MCP_STATE_DIR,
   OMNI_VIDEO_MCP_REDIS_URL, OMNI_VIDEO_MCP_REDIS_CLUSTER=1, OMNI_VIDEO_MCP_PUBLIC_URL, OMNI_VIDEO_WEBHOOK_SECRET,
-  OMNI_VIDEO_EXPECTED_RENDER_SECONDS; OTEL_EXPORTER_OTLP_ENDPOINT (traces, OpenTelemetry)
+  OMNI_VIDEO_EXPECTED_RENDER_SECONDS, OMNI_VIDEO_MCP_SIGN_IN, OMNI_VIDEO_MCP_SECRET (sign-in's,
+  the same on every replica); OTEL_EXPORTER_OTLP_ENDPOINT (traces, OpenTelemetry)
 With --http, for operators: /healthz, /readyz, /metrics (Prometheus)`;
 
 /** Everything the server says goes to stderr: over stdio, stdout carries the protocol alone. */
@@ -29,6 +35,7 @@ function say(line: string): void {
 
 async function main(): Promise<void> {
 	const argv = process.argv.slice(2);
+	if (argv[0] === 'members') return membersCommand(argv.slice(1), process.env, (line) => process.stdout.write(`${line}\n`));
 	if (argv.includes('--help')) return say(USAGE);
 	const settings = readSettings(argv, process.env);
 	const tracing = await startTracing(process.env, packageJson.version);
@@ -40,6 +47,7 @@ async function main(): Promise<void> {
 	if (settings.transport === 'http') {
 		const running = await startHttpServer(context, store);
 		say(`omni-video-mcp: Streamable HTTP on ${running.url}`);
+		if (settings.signIn) say(`omni-video-mcp: sign-in on (${settings.signIn.way === 'team' ? "members of the team's key" : 'people with their own key'}): add ${settings.publicUrl}/mcp as a connector in Claude.ai or ChatGPT`);
 		const stop = () => void running.close().then(() => tracing.shutdown()).then(() => process.exit(0));
 		process.once('SIGINT', stop);
 		process.once('SIGTERM', stop);

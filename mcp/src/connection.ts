@@ -1,4 +1,4 @@
-import { abortableSleep, createOmniVideoClient, isLocalSandbox, keyFingerprint, PLANS, type OmniVideoClient } from '../../core';
+import { abortableSleep, createOmniVideoClient, isLocalSandbox, keyFingerprint, PLANS, type CredentialCheck, type OmniVideoClient, type PlanName } from '../../core';
 import { sharedPlanIn } from './planRecords';
 import type { StateStore } from './state/store';
 import { fetchTransport } from './fetchTransport';
@@ -40,8 +40,8 @@ export class Connections {
 		private readonly holderId: string,
 	) {}
 
-	/** The client for the call's key: the request's bearer key over HTTP, else OMNI_VIDEO_API_KEY. */
-	forKey(requestKey: string | undefined): Connection {
+	/** The client for the call's key: the request's bearer key over HTTP, else OMNI_VIDEO_API_KEY; on the server's plan unless a signed-in person gave theirs. */
+	forKey(requestKey: string | undefined, plan: PlanName = this.settings.plan): Connection {
 		const { baseUrl, baseUrlProblem } = this.settings;
 		if (baseUrl === '') {
 			throw new NotConfiguredError('The Omni Video MCP server has no base URL. Tell the user to set OMNI_VIDEO_BASE_URL in the server\'s configuration to the API address from their Omni Video dashboard (docs/mcp.md#settings), then restart it.');
@@ -64,7 +64,7 @@ export class Connections {
 				clock: { now: () => Date.now() },
 				sleep,
 				random: Math.random,
-				limits: PLANS[this.settings.plan],
+				limits: PLANS[plan],
 				limiterKey: fingerprint,
 				redact: [apiKey],
 				// Every process on the key paces through one record: the plan is the key's, not the process's.
@@ -75,5 +75,16 @@ export class Connections {
 			this.clients.set(fingerprint, connection);
 		}
 		return connection;
+	}
+
+	/**
+	 * Checks a key someone typed at sign-in with one lookup that costs no credits, on a client of its
+	 * own: a wrong key leaves nothing behind.
+	 */
+	async check(apiKey: string, plan: PlanName): Promise<CredentialCheck & { fingerprint: string }> {
+		const { baseUrl } = this.settings;
+		const fingerprint = keyFingerprint(apiKey, baseUrl);
+		const client = createOmniVideoClient({ baseUrl, transport: fetchTransport(apiKey), clock: { now: () => Date.now() }, sleep, random: Math.random, limits: PLANS[plan], limiterKey: fingerprint, redact: [apiKey] });
+		return { ...(await client.testCredentials({ deadlineAtMs: Date.now() + 10_000 })), fingerprint };
 	}
 }

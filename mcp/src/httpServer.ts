@@ -11,6 +11,9 @@ import { STORE_RETRY_SECONDS } from './state/redisStore';
 import type { StateStore } from './state/store';
 import type { ToolContext } from './context';
 import { createServer } from './server';
+import type { CallAuth } from './signIn/bearerAccess';
+import { startSignIn } from './signIn/signIn';
+import { callKey, type ToolCall } from './toolCall';
 
 export interface RunningHttpServer {
 	url: string;
@@ -36,8 +39,11 @@ function bearer(req: IncomingMessage): string | undefined {
  * answered (a DNS-rebinding page names its own). Beside it, for the operator, /healthz, /readyz
  * (the records `store` answers) and /metrics (see OperatorEndpoints).
  */
-export async function startHttpServer(context: ToolContext, store: Pick<StateStore, 'ping'>): Promise<RunningHttpServer> {
-	const { host, port, allowedOrigins } = context.settings;
+export async function startHttpServer(context: ToolContext, store: StateStore): Promise<RunningHttpServer> {
+	const { host, port, allowedOrigins, publicUrl } = context.settings;
+	const signIn = await startSignIn(context, store);
+	// Behind a proxy on the same machine, requests name the public address.
+	const publicHost = publicUrl === undefined ? undefined : new URL(publicUrl).host;
 	const mcp = createMcpHandler(() => createServer(context), { legacy: 'stateless' });
 	const serveMcp = toNodeHandler(mcp);
 	const operator = new OperatorEndpoints(store, context.say);
@@ -48,23 +54,32 @@ export async function startHttpServer(context: ToolContext, store: Pick<StateSto
 		// The service's callbacks come from outside, through whatever proxy gives the public URL: they are
 		// verified by signature or by a lookup, not by where they come from.
 		if (context.settings.publicUrl !== undefined && path.startsWith(CALLBACK_PATH)) return handleCallback(context, req, res, path.slice(CALLBACK_PATH.length));
+		const hostHeader = req.headers.host ?? '';
+		const hostOk = !isLoopback(host) || /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(hostHeader) || hostHeader === publicHost;
+		// Sign-in is visited by people's browsers and called by apps from anywhere: it checks its own posts (see SignInPage).
+		if (signIn?.serves(path)) return hostOk ? signIn.handle(req, res, path) : refuse(res, 403, `Host ${hostHeader} is not this server.`);
 		if (path !== '/mcp' && !operator.serves(path)) return refuse(res, 404, 'Not found: the MCP endpoint is /mcp.');
 		const origin = req.headers.origin;
 		if (origin !== undefined && !allowedOrigins.includes(origin) && !ownOrigins.includes(origin)) {
 			return refuse(res, 403, `Origin ${origin} is not allowed: start the server with --allow-origin ${origin} to let that page call it.`);
 		}
-		const hostHeader = req.headers.host ?? '';
-		if (isLoopback(host) && !/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(hostHeader)) return refuse(res, 403, `Host ${hostHeader} is not this server.`);
+		if (!hostOk) return refuse(res, 403, `Host ${hostHeader} is not this server.`);
 		if (path !== '/mcp') return operator.serve(req, res, path);
 		const token = bearer(req);
-		// The SDK hands this on to each tool call as ctx.http.authInfo.
-		if (token) Object.assign(req, { auth: { token, clientId: 'bearer', scopes: [] } });
+		const access = signIn ? await signIn.gate.check(token) : { ok: true as const };
+		if (!access.ok) {
+			res.setHeader('www-authenticate', signIn!.gate.challenge(access));
+			return refuse(res, access.status, access.message);
+		}
+		// The SDK hands this on to each tool call as ctx.http.authInfo: a token's account, or the bearer API key.
+		const auth: CallAuth | undefined = access.auth ?? (token ? { token, clientId: 'bearer', scopes: [] } : undefined);
+		if (auth) Object.assign(req, { auth });
 		// A 2026-07-28 request names its method in its Mcp-Method header: neither an initialize nor a
 		// 2025 cancellation, it goes to the SDK as sent (which checks the header against the body).
 		if (req.method !== 'POST' || req.headers['mcp-method'] !== undefined) return serveMcp(req, res);
 		const body = await readJson(req);
 		if (body === undefined) return refuse(res, 400, 'Parse error: the body is not JSON.', -32700);
-		await legacyMessages(context, req, res, body, token);
+		await legacyMessages(context, req, res, body, callKey({ http: { authInfo: auth } }));
 		await serveMcp(req, res, body);
 	};
 
@@ -97,7 +112,7 @@ export async function startHttpServer(context: ToolContext, store: Pick<StateSto
  * with each request, so that its cancellation names its own call. Its cancellation stops the
  * call wherever it runs, through the shared records.
  */
-async function legacyMessages(context: ToolContext, req: IncomingMessage, res: ServerResponse, body: unknown, token: string | undefined): Promise<void> {
+async function legacyMessages(context: ToolContext, req: IncomingMessage, res: ServerResponse, body: unknown, key: Pick<ToolCall, 'apiKey' | 'plan'>): Promise<void> {
 	const messages = Array.isArray(body) ? body : [body];
 	if (messages.some((message) => isInitializeRequest(message))) res.setHeader('mcp-session-id', randomUUID());
 	const sessionId = req.headers['mcp-session-id'];
@@ -106,7 +121,7 @@ async function legacyMessages(context: ToolContext, req: IncomingMessage, res: S
 		const requestId = cancelledRequest(message);
 		if (requestId === undefined) continue;
 		try {
-			await context.cancels.cancel(legacyCallId(context.connect({ apiKey: token }).fingerprint, sessionId, requestId));
+			await context.cancels.cancel(legacyCallId(context.connect(key).fingerprint, sessionId, requestId));
 		} catch {
 			// No key, or the records out of reach: the call runs to its bound, its create kept either way.
 		}

@@ -48,7 +48,19 @@ export interface Settings {
 	publicUrl?: string;
 	/** The key's `whsec_…` secret: callbacks are then verified by signature, not by a lookup. */
 	webhookSecret?: string;
+	/**
+	 * With a public URL, apps such as Claude.ai and ChatGPT sign in (OAuth 2.1) rather than send a
+	 * key: with the person's own key, or as a member of the team whose key the server holds. The
+	 * secret (OMNI_VIDEO_MCP_SECRET) seals kept keys and signs the sign-in's cookies; every replica
+	 * has the same one.
+	 */
+	signIn?: { way: SignInWay; secret: string };
 }
+
+export type SignInWay = 'own-key' | 'team';
+
+/** A secret this long (OMNI_VIDEO_MCP_SECRET) is at least 192 bits of base64. */
+const MIN_SECRET_LENGTH = 32;
 
 export class SettingsError extends Error {}
 
@@ -74,7 +86,7 @@ function flagValue(argv: string[], flag: string): string | undefined {
 	return next;
 }
 
-const FLAGS = ['--http', '--port', '--host', '--allow-origin', '--wait-seconds', '--allow-dir', '--state-dir', '--state-file', '--redis', '--redis-cluster', '--public-url', '--help'];
+const FLAGS = ['--http', '--port', '--host', '--allow-origin', '--wait-seconds', '--allow-dir', '--state-dir', '--state-file', '--redis', '--redis-cluster', '--public-url', '--sign-in', '--help'];
 
 /** Reads the settings; a wrong one stops the server with a message saying which and how to fix it. */
 export function readSettings(argv: string[], env: Env): Settings {
@@ -94,7 +106,8 @@ export function readSettings(argv: string[], env: Env): Settings {
 	const stateDir = (flagValue(argv, '--state-dir') ?? env.OMNI_VIDEO_MCP_STATE_DIR)?.trim();
 	const stateFile = flagValue(argv, '--state-file') ?? env.OMNI_VIDEO_MCP_STATE_FILE;
 	const redisUrl = (flagValue(argv, '--redis') ?? env.OMNI_VIDEO_MCP_REDIS_URL)?.trim() || undefined;
-		// 0 picks a free port (tests); the chosen address is printed.
+	const publicUrl = publicUrlSetting(flagValue(argv, '--public-url') ?? env.OMNI_VIDEO_MCP_PUBLIC_URL, http);
+	// 0 picks a free port (tests); the chosen address is printed.
 	const port = positiveNumber('--port', flagValue(argv, '--port') ?? env.OMNI_VIDEO_MCP_PORT, 3333, 65535, 0) as number;
 	return {
 		transport: http ? 'http' : 'stdio',
@@ -111,9 +124,34 @@ export function readSettings(argv: string[], env: Env): Settings {
 		spendCap: capCredits === undefined ? undefined : { credits: capCredits, periodHours: capHours },
 		state: redisUrl !== undefined ? redisSetting(redisUrl, stateDir ?? stateFile, argv.includes('--redis-cluster') || env.OMNI_VIDEO_MCP_REDIS_CLUSTER === '1') : stateSetting(stateDir, stateFile, env),
 		allowedDirs: dirs.map((dir) => resolve(dir)),
-		publicUrl: publicUrlSetting(flagValue(argv, '--public-url') ?? env.OMNI_VIDEO_MCP_PUBLIC_URL, http),
+		publicUrl,
 		webhookSecret: env.OMNI_VIDEO_WEBHOOK_SECRET?.trim() || undefined,
+		signIn: signInSetting(flagValue(argv, '--sign-in') ?? env.OMNI_VIDEO_MCP_SIGN_IN, publicUrl, env),
 	};
+}
+
+/** Sign-in is on with a public URL (own keys unless said otherwise), off without one or with --sign-in off. */
+function signInSetting(text: string | undefined, publicUrl: string | undefined, env: Env): Settings['signIn'] {
+	const way = (text ?? 'own-key').trim().toLowerCase();
+	if (way !== 'own-key' && way !== 'team' && way !== 'off') throw new SettingsError(`--sign-in (OMNI_VIDEO_MCP_SIGN_IN) is own-key, team or off (got "${text}").`);
+	if (way === 'off') return undefined;
+	if (publicUrl === undefined) {
+		if (text === undefined) return undefined;
+		throw new SettingsError('--sign-in needs --public-url: the address people and apps reach this server at, which is also where they sign in.');
+	}
+	const url = new URL(publicUrl);
+	if (url.pathname !== '/' && url.pathname !== '') throw new SettingsError(`Sign-in needs the public URL to be an address of its own, without a path (got "${publicUrl}"): give the server its own host name, or --sign-in off.`);
+	if (url.protocol !== 'https:' && !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
+		throw new SettingsError(`Sign-in needs an https public URL (got "${publicUrl}"): tokens and keys must not cross the network in the clear. Put the server behind TLS, or --sign-in off.`);
+	}
+	const secret = env.OMNI_VIDEO_MCP_SECRET?.trim() ?? '';
+	if (secret.length < MIN_SECRET_LENGTH) {
+		throw new SettingsError(
+			`Sign-in (on with --public-url) needs OMNI_VIDEO_MCP_SECRET, at least ${MIN_SECRET_LENGTH} characters, the same on every replica: make one with \`openssl rand -base64 32\`. Or start with --sign-in off to take only API keys as bearer tokens.`,
+		);
+	}
+	if (way === 'team' && !env.OMNI_VIDEO_API_KEY?.trim()) throw new SettingsError('--sign-in team needs the team\'s key in OMNI_VIDEO_API_KEY: members sign in, and their calls use it.');
+	return { way, secret };
 }
 
 /** The public address, without a trailing slash; only an HTTP server can be called back. */

@@ -159,37 +159,68 @@ export class SpendGuard {
 		private readonly now: () => number,
 	) {}
 
-	/** Holds this create's expected price against the cap, or throws SpendCapError; release() afterwards. */
-	async reserve(fingerprint: string, request: GenerateVideoRequest): Promise<{ release(): Promise<void> }> {
-		const cap = this.cap;
-		if (!cap) return { release: async () => undefined };
-		const names = [spendRecordName(fingerprint)];
-		const holdId = `${process.pid}:${this.now()}:${Math.random()}`;
-		const slices = spendSlices(cap);
-		const refused = await this.store.run(reserveSpend, names, { holdId, resolution: request.resolution, duration: request.duration, cap, ...slices }, this.now());
-		// Lua answers false for none (cjson has no undefined).
-		if (refused) throw new SpendCapError(refusal(cap, refused.spent, refused.held, refused.price ?? undefined, refused.inFlight));
-		return { release: () => this.store.run(releaseSpend, names, { holdId, keepMs: slices.keepMs }, this.now()) };
+	/**
+	 * Holds this create's expected price against the key's cap and, for a team member, against
+	 * theirs, or throws SpendCapError; release() afterwards.
+	 */
+	async reserve(fingerprint: string, request: GenerateVideoRequest, member?: MemberSpending): Promise<{ release(): Promise<void> }> {
+		const key = await this.hold(spendRecordName(fingerprint), this.cap, request, 'key');
+		try {
+			const own = await this.hold(spendRecordName(memberSpender(member)), member?.cap, request, 'member');
+			return { release: async () => void (await Promise.all([key.release(), own.release()])) };
+		} catch (error) {
+			await key.release();
+			throw error;
+		}
 	}
 
 	/** Notes what the service says a job of this key holds or was charged. */
 	async observe(fingerprint: string, job: JobRecord, request?: GenerateVideoRequest): Promise<void> {
-		const cap = this.cap;
+		await this.settle(fingerprint, this.cap, job, request);
+	}
+
+	/** Counts a job a member made against their cap: what it reserved when made. */
+	async observeMade(member: MemberSpending | undefined, job: JobRecord, request: GenerateVideoRequest): Promise<void> {
+		if (member?.cap) await this.settle(memberSpender(member), member.cap, job, request);
+	}
+
+	private async hold(name: string, cap: SpendCap | undefined, request: GenerateVideoRequest, whose: 'key' | 'member'): Promise<{ release(): Promise<void> }> {
+		if (!cap) return { release: async () => undefined };
+		const holdId = `${process.pid}:${this.now()}:${Math.random()}`;
+		const slices = spendSlices(cap);
+		const refused = await this.store.run(reserveSpend, [name], { holdId, resolution: request.resolution, duration: request.duration, cap, ...slices }, this.now());
+		// Lua answers false for none (cjson has no undefined).
+		if (refused) throw new SpendCapError(refusal(cap, refused.spent, refused.held, refused.price ?? undefined, refused.inFlight, whose));
+		return { release: () => this.store.run(releaseSpend, [name], { holdId, keepMs: slices.keepMs }, this.now()) };
+	}
+
+	private async settle(spender: string, cap: SpendCap | undefined, job: JobRecord, request?: GenerateVideoRequest): Promise<void> {
 		if (!cap) return;
 		const credits = job.status === 'failed' ? (job.creditsUsed ?? 0) : job.status === 'done' ? (job.creditsUsed ?? job.creditsQueued) : job.creditsQueued;
 		if (credits === undefined) return;
 		const learned = request && job.creditsQueued !== undefined && request.duration > 0 ? { resolution: request.resolution, creditsPerSecond: job.creditsQueued / request.duration } : {};
-		await this.store.run(settleSpend, [spendRecordName(fingerprint), spentRecordName(fingerprint, job.id)], { credits, ...spendSlices(cap), ...learned }, this.now());
+		await this.store.run(settleSpend, [spendRecordName(spender), spentRecordName(spender, job.id)], { credits, ...spendSlices(cap), ...learned }, this.now());
 	}
 }
 
-function refusal(cap: SpendCap, spent: number, held: number, price: number | undefined, inFlight: boolean): string {
+/** A team member's own cap, beside the key's (see Accounts). */
+export interface MemberSpending {
+	name: string;
+	cap?: SpendCap;
+}
+
+/** A member's spending is kept as a key's is, under a name no key fingerprint takes. */
+const memberSpender = (member: MemberSpending | undefined) => `member.${member?.name ?? ''}`;
+
+function refusal(cap: SpendCap, spent: number, held: number, price: number | undefined, inFlight: boolean, whose: 'key' | 'member'): string {
 	const period = `${cap.periodHours} h`;
 	const cost = price === undefined ? 'its price is not known yet (the service reports it once a job of this resolution is made)' : `it would cost about ${Math.round(price)} credits`;
 	const busy = price === undefined && held === 0 && inFlight ? ' Another create is in flight; call again once it has answered.' : '';
 	return (
-		`Not created: your spend cap is ${cap.credits} credits per ${period}, ${Math.round(spent)} are spent in the last ${period}` +
+		`Not created: ${whose === 'member' ? 'your own cap as a member of the team' : 'your spend cap'} is ${cap.credits} credits per ${period}, ${Math.round(spent)} are spent in the last ${period}` +
 		`${held > 0 ? ` and ${Math.round(held)} are held by creates in flight` : ''}, and ${cost}.${busy} Nothing was sent or charged. ` +
-		'Ask the user whether to raise OMNI_VIDEO_SPEND_CAP_CREDITS, or try a shorter or lower-resolution video, or wait for the period to pass.'
+		(whose === 'member'
+			? "Tell the user to ask the team's admin to raise it (omni-video-mcp members cap), or try a shorter or lower-resolution video, or wait for the period to pass."
+			: 'Ask the user whether to raise OMNI_VIDEO_SPEND_CAP_CREDITS, or try a shorter or lower-resolution video, or wait for the period to pass.')
 	);
 }

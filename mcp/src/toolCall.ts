@@ -1,4 +1,6 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
+import type { PlanName } from '../../core';
+import type { CallAuth, SignedIn } from './signIn/bearerAccess';
 
 /**
  * What a tool needs of the call it serves, the same on either protocol era and transport: the
@@ -7,8 +9,15 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 export interface ToolCall {
 	/** Aborted when the client cancels the call while it runs (never after it answered). */
 	readonly signal: AbortSignal;
-	/** The bearer key of the call's HTTP request; none over stdio (the environment's key then). */
+	/**
+	 * The key the call uses: its HTTP request's bearer key, or the key its sign-in token stands for;
+	 * none over stdio (the environment's key then).
+	 */
 	readonly apiKey?: string;
+	/** The plan of a signed-in person's own key (the server's plan otherwise). */
+	readonly plan?: PlanName;
+	/** Who signed in, when the call came with a token of ours: a team member has a cap and records of their own. */
+	readonly signedIn?: SignedIn;
 	/** Where progress goes, when the client asked for it (it sent a progress token). */
 	readonly progress?: ProgressSink;
 }
@@ -41,9 +50,16 @@ export function toolCallFrom(ctx: ServerContext, stops: AbortSignal[] = []): Run
 	const progress: ProgressSink | undefined =
 		token === undefined ? undefined : { send: (value, total, message) => ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: value, total, message } }) };
 	return {
-		call: { signal: controller.signal, apiKey: ctx.http?.authInfo?.token, progress },
+		call: { signal: controller.signal, ...callKey(ctx), progress },
 		end: () => {
 			for (const source of sources) source.removeEventListener('abort', abort);
 		},
 	};
+}
+
+/** The key, plan and person a request's authorization stands for (see BearerGate). */
+export function callKey(ctx: Pick<ServerContext, 'http'>): Pick<ToolCall, 'apiKey' | 'plan' | 'signedIn'> {
+	const auth = ctx.http?.authInfo as CallAuth | undefined;
+	if (!auth) return {};
+	return auth.extra ? { apiKey: auth.extra.apiKey, plan: auth.extra.plan, signedIn: auth.extra.signedIn } : { apiKey: auth.token };
 }

@@ -2,7 +2,7 @@ import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server
 import { legacyCallId } from './cancels';
 import type { ToolContext } from './context';
 import { watchToolCall } from './telemetry/toolCallTelemetry';
-import { toolCallFrom, type ToolCall } from './toolCall';
+import { callKey, toolCallFrom, type ToolCall } from './toolCall';
 import { toolError } from './toolError';
 
 /**
@@ -18,7 +18,7 @@ export async function runTool(context: ToolContext, ctx: ServerContext, tool: st
 	let followed: ReturnType<ToolContext['cancels']['follow']> | undefined;
 	if (sessionId) {
 		try {
-			followed = context.cancels.follow(legacyCallId(context.connect({ apiKey: ctx.http?.authInfo?.token }).fingerprint, sessionId, ctx.mcpReq.id));
+			followed = context.cancels.follow(legacyCallId(context.connect(callKey(ctx)).fingerprint, sessionId, ctx.mcpReq.id));
 		} catch {
 			// No key or base URL: the tool says so itself.
 		}

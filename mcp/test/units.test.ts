@@ -144,11 +144,27 @@ describe('settings', () => {
 	});
 
 	it('--public-url is an http(s) address for an HTTP server only', () => {
-		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com/'], {}).publicUrl).toBe('https://mcp.example.com');
-		expect(readSettings(['--http'], { OMNI_VIDEO_MCP_PUBLIC_URL: 'https://mcp.example.com/team' }).publicUrl).toBe('https://mcp.example.com/team');
+		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com/', '--sign-in', 'off'], {}).publicUrl).toBe('https://mcp.example.com');
+		expect(readSettings(['--http'], { OMNI_VIDEO_MCP_PUBLIC_URL: 'https://mcp.example.com/team', OMNI_VIDEO_MCP_SIGN_IN: 'off' }).publicUrl).toBe('https://mcp.example.com/team');
 		expect(readSettings(['--http'], {}).publicUrl).toBeUndefined();
 		expect(() => readSettings(['--public-url', 'https://mcp.example.com'], {})).toThrow(/needs --http/);
 		expect(() => readSettings(['--http', '--public-url', 'mcp.example.com'], {})).toThrow(/must be the https address/);
+	});
+
+	it('turns sign-in on with a public URL: own keys by default, team on request, off when asked; each needs what it stands on', () => {
+		const secret = { OMNI_VIDEO_MCP_SECRET: 'x'.repeat(32) };
+		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com'], secret).signIn).toEqual({ way: 'own-key', secret: 'x'.repeat(32) });
+		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com', '--sign-in', 'team'], { ...secret, OMNI_VIDEO_API_KEY: 'k' }).signIn?.way).toBe('team');
+		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com', '--sign-in', 'off'], {}).signIn).toBeUndefined();
+		expect(readSettings(['--http'], secret).signIn).toBeUndefined();
+		expect(() => readSettings(['--http', '--public-url', 'https://mcp.example.com'], {})).toThrow(/needs OMNI_VIDEO_MCP_SECRET, at least 32 characters.*openssl rand -base64 32.*--sign-in off/);
+		expect(() => readSettings(['--http', '--public-url', 'https://mcp.example.com'], { OMNI_VIDEO_MCP_SECRET: 'short' })).toThrow(/at least 32/);
+		expect(() => readSettings(['--http', '--public-url', 'https://mcp.example.com', '--sign-in', 'team'], secret)).toThrow(/team's key in OMNI_VIDEO_API_KEY/);
+		expect(() => readSettings(['--http', '--public-url', 'https://mcp.example.com/team'], secret)).toThrow(/without a path/);
+		expect(() => readSettings(['--http', '--public-url', 'http://mcp.example.com'], secret)).toThrow(/needs an https public URL/);
+		expect(readSettings(['--http', '--public-url', 'http://127.0.0.1:8080'], secret).signIn?.way).toBe('own-key');
+		expect(() => readSettings(['--http', '--sign-in', 'team'], secret)).toThrow(/--sign-in needs --public-url/);
+		expect(() => readSettings(['--http', '--public-url', 'https://mcp.example.com', '--sign-in', 'maybe'], secret)).toThrow(/own-key, team or off/);
 	});
 
 	it('keeps records in Redis with --redis or OMNI_VIDEO_MCP_REDIS_URL, and refuses a folder beside it or a URL that is not Redis', () => {

@@ -60,7 +60,9 @@ async function generate(context: ToolContext, args: Args, call: ToolCall): Promi
 	const input = { prompt: args.prompt, resolution: args.resolution, duration: args.duration, imageUrl: args.imageUrl, videoUrl: args.videoUrl, callbackUrl: connection.callbackUrl };
 	// Refused here, with every field's problem, before anything is sent.
 	const request = validateGenerateInput(input, { allowInsecureLoopbackCallback: connection.allowInsecureLoopbackCallback });
-	const identity = await requestIdentity(connection.fingerprint, request, {
+	// A team member's requests are their own: the same arguments from two members are two videos.
+	const member = call.signedIn?.member;
+	const identity = await requestIdentity(member ? `${connection.fingerprint}/member.${member.name}` : connection.fingerprint, request, {
 		requestId: args.requestId?.trim() || undefined,
 		newVideo: args.newVideo,
 		retryWindowMs: context.settings.retryWindowMinutes * 60_000,
@@ -116,7 +118,7 @@ async function createWithin(
 	untilMs: number,
 ): Promise<GeneratedJob | 'claimed elsewhere' | undefined> {
 	// A retry is answered from our records: the cap counts only what a new video would add.
-	const reservation = known ? { release: async () => undefined } : await context.spend.reserve(connection.fingerprint, request);
+	const reservation = known ? { release: async () => undefined } : await context.spend.reserve(connection.fingerprint, request, call.signedIn?.member);
 	progress.say(known ? 'Looking up the job an earlier identical call made' : "Waiting for a place among the plan's jobs at once");
 	const creating = connection.client
 		.generateVideo(input, {
@@ -133,7 +135,11 @@ async function createWithin(
 		})
 		.then(async (created) => {
 			const createdAtMs = createdAt(created);
-			await Promise.all([context.spend.observe(connection.fingerprint, created.job, created.request), context.watches.seen(connection.fingerprint, created.job, { createdAtMs, expectedEndAtMs: createdAtMs + created.expectedMs })]).catch(() => undefined);
+			await Promise.all([
+				context.spend.observe(connection.fingerprint, created.job, created.request),
+				context.watches.seen(connection.fingerprint, created.job, { createdAtMs, expectedEndAtMs: createdAtMs + created.expectedMs }),
+				...(created.replayed ? [] : [context.spend.observeMade(call.signedIn?.member, created.job, created.request), context.madeBy(call, created.job.id)]),
+			]).catch(() => undefined);
 			// Its schedule runs from the create on, also when the call's bound came first: the job's end
 			// frees its place among the plan's jobs for the creates waiting, whenever the agent asks again.
 			context.watches.watch(connection, created.job, { expectedMs: created.expectedMs, createdAtMs }).catch(() => undefined);

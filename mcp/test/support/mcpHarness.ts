@@ -81,8 +81,8 @@ export interface HttpServer {
 }
 
 /** The server over Streamable HTTP on a free loopback port, as `omni-video-mcp --http --port 0` starts it. */
-export async function httpServer(env: Record<string, string>, args: string[] = []): Promise<HttpServer> {
-	const child = spawn(process.execPath, [CLI, '--http', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function httpServer(env: Record<string, string>, args: string[] = [], port = 0): Promise<HttpServer> {
+	const child = spawn(process.execPath, [CLI, '--http', '--port', String(port), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
 	let log = '';
 	const url = await new Promise<string>((resolve, reject) => {
 		const onData = (chunk: Buffer) => {

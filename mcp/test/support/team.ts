@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Sandbox } from '../../../sandbox';
 import type { ClientKind } from './clients';
 import { httpServer, overHttp, sandboxFor, serverEnv, type Connected, type HttpServer, type Reading } from './mcpHarness';
+import { SECRET } from './signIn';
 
 /** Debian's redis-server, as a team runs it (docs/mcp.md#running-it-for-a-team): on loopback, its own port and folder. */
 export const REDIS_SERVER = '/usr/bin/redis-server';
@@ -229,7 +230,12 @@ export async function startTeam(reading: Reading, options: TeamOptions = {}): Pr
 	const sandbox = await sandboxFor(reading, { insecureCallbacks: callbacks !== undefined, ...(realSpeed ? { speed: 1 } : {}) });
 	const redis = cluster ? await startRedisCluster() : await startRedis();
 	// The key comes with each request, as a team's clients send it; the records are Redis's alone.
-	const { OMNI_VIDEO_MCP_STATE_DIR: _dir, OMNI_VIDEO_API_KEY: _key, ...env } = serverEnv(sandbox, { ...extra, ...(callbacks === 'signed' ? { OMNI_VIDEO_WEBHOOK_SECRET: sandbox.webhookSecret } : {}) });
+	// With a public URL sign-in is on: bearer keys go on working beside it.
+	const { OMNI_VIDEO_MCP_STATE_DIR: _dir, OMNI_VIDEO_API_KEY: _key, ...env } = serverEnv(sandbox, {
+		...extra,
+		...(callbacks === 'signed' ? { OMNI_VIDEO_WEBHOOK_SECRET: sandbox.webhookSecret } : {}),
+		...(callbacks ? { OMNI_VIDEO_MCP_SECRET: SECRET } : {}),
+	});
 	if (realSpeed) delete env.OMNI_VIDEO_EXPECTED_RENDER_SECONDS;
 	const replicas: HttpServer[] = [];
 	const proxy = await startProxy(() => replicas.map((replica) => replica.url));
