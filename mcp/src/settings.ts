@@ -54,7 +54,7 @@ export interface Settings {
 	 * secret (OMNI_VIDEO_MCP_SECRET) seals kept keys and signs the sign-in's cookies; every replica
 	 * has the same one.
 	 */
-	signIn?: { way: SignInWay; secret: string };
+	signIn?: { way: SignInWay; secret: string; accessTokenSeconds: number };
 }
 
 export type SignInWay = 'own-key' | 'team';
@@ -151,7 +151,8 @@ function signInSetting(text: string | undefined, publicUrl: string | undefined, 
 		);
 	}
 	if (way === 'team' && !env.OMNI_VIDEO_API_KEY?.trim()) throw new SettingsError('--sign-in team needs the team\'s key in OMNI_VIDEO_API_KEY: members sign in, and their calls use it.');
-	return { way, secret };
+	const accessTokenSeconds = positiveNumber('OMNI_VIDEO_MCP_ACCESS_TOKEN_SECONDS', env.OMNI_VIDEO_MCP_ACCESS_TOKEN_SECONDS, 3_600, 86_400, 10) as number;
+	return { way, secret, accessTokenSeconds: Math.floor(accessTokenSeconds) };
 }
 
 /** The public address, without a trailing slash; only an HTTP server can be called back. */

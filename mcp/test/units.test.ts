@@ -153,7 +153,7 @@ describe('settings', () => {
 
 	it('turns sign-in on with a public URL: own keys by default, team on request, off when asked; each needs what it stands on', () => {
 		const secret = { OMNI_VIDEO_MCP_SECRET: 'x'.repeat(32) };
-		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com'], secret).signIn).toEqual({ way: 'own-key', secret: 'x'.repeat(32) });
+		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com'], secret).signIn).toEqual({ way: 'own-key', secret: 'x'.repeat(32), accessTokenSeconds: 3600 });
 		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com', '--sign-in', 'team'], { ...secret, OMNI_VIDEO_API_KEY: 'k' }).signIn?.way).toBe('team');
 		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com', '--sign-in', 'off'], {}).signIn).toBeUndefined();
 		expect(readSettings(['--http'], secret).signIn).toBeUndefined();

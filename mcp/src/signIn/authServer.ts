@@ -7,8 +7,6 @@ import { oauthAdapter } from './oauthRecords';
 
 /** What a token lets an app do: make and read videos on the signed-in key. The one scope there is. */
 export const VIDEO_SCOPE = 'videos';
-/** Access tokens are short-lived: an app refreshes them; a removed member or revoked grant is refused at once anyway. */
-export const ACCESS_TOKEN_SECONDS = 3_600;
 const REFRESH_TOKEN_SECONDS = 30 * 24 * 3_600;
 /** A sign-in page left open this long expires; the app starts again. */
 export const SIGN_IN_SECONDS = 600;
@@ -52,6 +50,8 @@ export interface AuthServer {
 export async function createAuthServer(options: {
 	publicUrl: string;
 	secret: string;
+	/** Access tokens are short-lived (an hour unless set): an app refreshes them; a removed member or revoked grant is refused at once anyway. */
+	accessTokenSeconds: number;
 	store: StateStore;
 	accountLive: (id: AccountId) => Promise<boolean>;
 	/**
@@ -95,7 +95,7 @@ export async function createAuthServer(options: {
 					return {
 						scope: VIDEO_SCOPE,
 						audience: resource,
-						accessTokenTTL: ACCESS_TOKEN_SECONDS,
+						accessTokenTTL: options.accessTokenSeconds,
 						accessTokenFormat: 'opaque',
 					};
 				},
@@ -104,14 +104,14 @@ export async function createAuthServer(options: {
 		issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
 		rotateRefreshToken: true,
 		ttl: {
-			AccessToken: ACCESS_TOKEN_SECONDS,
+			AccessToken: options.accessTokenSeconds,
 			AuthorizationCode: 60,
 			RefreshToken: REFRESH_TOKEN_SECONDS,
 			Grant: REFRESH_TOKEN_SECONDS,
 			Interaction: SIGN_IN_SECONDS,
 			Session: REFRESH_TOKEN_SECONDS,
 		},
-		interactions: { url: (_ctx, interaction) => `/signin/${interaction.uid}` },
+		interactions: { url: (_ctx, interaction) => `${issuer}/signin/${interaction.uid}` },
 		routes: ROUTES,
 		// Removed members and forgotten keys get no new tokens: refreshing asks for the account again.
 		findAccount: async (_ctx: KoaContextWithOIDC, id: string) =>
@@ -125,9 +125,11 @@ export async function createAuthServer(options: {
 		},
 	};
 	const provider = new Provider(issuer, configuration);
-	// The public URL's scheme is what a proxy in front says it is (X-Forwarded-Proto).
+	// Requests are taken to come by the public URL (see handle).
 	provider.proxy = true;
 	const callback = provider.callback();
+	const { host: publicHost, protocol } = new URL(issuer);
+	const publicProto = protocol.replace(':', '');
 	const paths = new Set<string>([
 		'/.well-known/openid-configuration',
 		'/.well-known/oauth-authorization-server',
@@ -139,11 +141,10 @@ export async function createAuthServer(options: {
 		serves: (path) => paths.has(path) || path.startsWith('/oauth/'),
 		handle(req, res) {
 			// RFC 8414's address for the same metadata.
-			if (req.url?.startsWith('/.well-known/oauth-authorization-server'))
-				req.url = req.url.replace(
-					'/.well-known/oauth-authorization-server',
-					'/.well-known/openid-configuration',
-				);
+			if (req.url?.startsWith('/.well-known/oauth-authorization-server')) req.url = req.url.replace('/.well-known/oauth-authorization-server', '/.well-known/openid-configuration');
+			// Every address it makes (a resume, a redirect) is on the public URL, whatever Host a proxy in front passed.
+			req.headers['x-forwarded-host'] = publicHost;
+			req.headers['x-forwarded-proto'] = publicProto;
 			callback(req, res);
 		},
 	};

@@ -64,6 +64,7 @@ export async function startSignIn(context: ToolContext, store: StateStore): Prom
 	const auth = await createAuthServer({
 		publicUrl,
 		secret: signIn.secret,
+		accessTokenSeconds: signIn.accessTokenSeconds,
 		store,
 		accountLive: async (id) => (await resolve(id)) !== undefined,
 		loopbackClientMetadata: process.env.OMNI_VIDEO_MCP_LOOPBACK_CLIENT_METADATA === '1',

@@ -93,16 +93,9 @@ export class SignInPage {
 
 		// A page on another site may not post here, even with the person's cookies.
 		const origin = req.headers.origin;
-		if (
-			(origin !== undefined && origin !== new URL(this.options.publicUrl).origin) ||
-			req.headers['sec-fetch-site'] === 'cross-site'
-		) {
-			return this.send(
-				res,
-				403,
-				page('Refused', '<p>This form was posted from another site. Nothing was stored.</p>'),
-				undefined,
-			);
+		const site = req.headers['sec-fetch-site'];
+		if ((origin !== undefined && origin !== new URL(this.options.publicUrl).origin) || (site !== undefined && site !== 'same-origin')) {
+			return this.send(res, 403, page('Refused', '<p>This form was posted from another site. Nothing was stored.</p>'), undefined);
 		}
 		const form = new URLSearchParams(await readBody(req));
 		if (!this.csrfMatches(uid, form.get('csrf') ?? ''))

@@ -33,6 +33,9 @@ export const RUNS: Run[] = [
 /** describe.each's title arguments for RUNS. */
 export const RUN_ROWS = RUNS.map((run) => [run.reading, run.client, run] as const);
 
+/** Sign-in's secret as an operator makes one (`openssl rand -base64 32`), the same on every replica of a test. */
+export const SIGN_IN_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+
 /** Sandbox renders take 30-90 s divided by this: 3-9 s, and the server is told to expect 6 s. */
 export const SPEED = 10;
 export const EXPECTED_RENDER_SECONDS = '6';

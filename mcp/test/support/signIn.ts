@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -11,16 +12,8 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-/** A secret as an operator makes one (`openssl rand -base64 32`), the same on every replica of a test. */
-export const SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+export { freePort } from './team';
 
-export async function freePort(): Promise<number> {
-	const server = http.createServer();
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as AddressInfo;
-	await new Promise<void>((resolve) => server.close(() => resolve()));
-	return port;
-}
 
 /** Where the app's browser lands after sign-in: a page of the test's own that keeps what it was sent. */
 export interface RedirectTarget {
@@ -200,4 +193,54 @@ export async function clientMetadataHost(certificate: { key: string; cert: strin
 		},
 		close: () => new Promise((resolve) => server.close(() => resolve())),
 	};
+}
+
+/** A PKCE pair (S256), as an app makes one per sign-in. */
+export function pkcePair(): { verifier: string; challenge: string } {
+	const verifier = randomBytes(32).toString('base64url');
+	return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** Registers an app by Dynamic Client Registration, as Claude.ai does. */
+export async function registerApp(issuer: string, redirectUri: string, name: string): Promise<string> {
+	const answer = await fetch(`${issuer}/oauth/register`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ client_name: name, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+	});
+	if (answer.status !== 201) throw new Error(`registration answered ${answer.status}: ${await answer.text()}`);
+	return ((await answer.json()) as { client_id: string }).client_id;
+}
+
+/** The authorization URL an app sends a person's browser to. */
+export function authorizationUrl(issuer: string, params: { clientId: string; redirectUri: string; challenge: string; resource?: string; scope?: string }): URL {
+	const url = new URL(`${issuer}/oauth/authorize`);
+	url.search = new URLSearchParams({
+		response_type: 'code',
+		client_id: params.clientId,
+		redirect_uri: params.redirectUri,
+		code_challenge: params.challenge,
+		code_challenge_method: 'S256',
+		state: randomBytes(8).toString('hex'),
+		scope: params.scope ?? 'videos offline_access',
+		resource: params.resource ?? `${issuer}/mcp`,
+	}).toString();
+	return url;
+}
+
+/** A POST to the token endpoint (or revocation), as an app sends it. */
+export async function tokenEndpoint(issuer: string, path: 'token' | 'revoke', form: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+	const answer = await fetch(`${issuer}/oauth/${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+	const text = await answer.text();
+	return { status: answer.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** A POST to /mcp with this bearer, as any client's first request: the status and WWW-Authenticate. */
+export async function mcpWith(url: string, bearer: string | undefined): Promise<{ status: number; challenge: string | null; body: string }> {
+	const answer = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+		body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } }),
+	});
+	return { status: answer.status, challenge: answer.headers.get('www-authenticate'), body: await answer.text() };
 }

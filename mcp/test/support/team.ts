@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Sandbox } from '../../../sandbox';
 import type { ClientKind } from './clients';
-import { httpServer, overHttp, sandboxFor, serverEnv, type Connected, type HttpServer, type Reading } from './mcpHarness';
-import { SECRET } from './signIn';
+import { httpServer, overHttp, sandboxFor, serverEnv, SIGN_IN_SECRET, type Connected, type HttpServer, type Reading } from './mcpHarness';
 
 /** Debian's redis-server, as a team runs it (docs/mcp.md#running-it-for-a-team): on loopback, its own port and folder. */
 export const REDIS_SERVER = '/usr/bin/redis-server';
@@ -19,7 +18,7 @@ export interface RedisServer {
 	stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
 	const server = net.createServer();
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
 	const { port } = server.address() as AddressInfo;
@@ -123,6 +122,8 @@ export async function startRedisCluster(): Promise<RedisServer> {
 /** One request as the proxy saw it: where it went, and what it said of itself. */
 export interface Routed {
 	replica: number;
+	/** The request's path (the sign-in's steps are told apart by it). */
+	path: string;
 	/** The JSON-RPC method of its body (the first, for a batch). */
 	method?: string;
 	/** The 2026-07-28 headers, which a proxy can route on without reading the body. */
@@ -171,7 +172,7 @@ export async function startProxy(backends: () => string[]): Promise<Proxy> {
 			// A connection of its own each time (no keep-alive pool): a stopped backend is then refused at once.
 			const upstream = http.request(target, { method: req.method, headers: { ...req.headers, host: target.host }, agent: false }, (answer) => {
 				routed.push(index);
-				requests.push({ replica: index, method: methodOf(body), mcpMethod: header(req.headers['mcp-method']), mcpName: header(req.headers['mcp-name']), protocolVersion: header(req.headers['mcp-protocol-version']) });
+				requests.push({ replica: index, path: new URL(req.url ?? '/', 'http://proxy').pathname, method: methodOf(body), mcpMethod: header(req.headers['mcp-method']), mcpName: header(req.headers['mcp-name']), protocolVersion: header(req.headers['mcp-protocol-version']) });
 				res.writeHead(answer.statusCode ?? 502, answer.headers);
 				answer.pipe(res);
 			});
@@ -234,7 +235,7 @@ export async function startTeam(reading: Reading, options: TeamOptions = {}): Pr
 	const { OMNI_VIDEO_MCP_STATE_DIR: _dir, OMNI_VIDEO_API_KEY: _key, ...env } = serverEnv(sandbox, {
 		...extra,
 		...(callbacks === 'signed' ? { OMNI_VIDEO_WEBHOOK_SECRET: sandbox.webhookSecret } : {}),
-		...(callbacks ? { OMNI_VIDEO_MCP_SECRET: SECRET } : {}),
+		...(callbacks ? { OMNI_VIDEO_MCP_SECRET: SIGN_IN_SECRET } : {}),
 	});
 	if (realSpeed) delete env.OMNI_VIDEO_EXPECTED_RENDER_SECONDS;
 	const replicas: HttpServer[] = [];
