@@ -12,6 +12,9 @@ import { FileStore } from '../src/state/fileStore';
 import { openStore } from '../src/state/openStore';
 import { RedisStore } from '../src/state/redisStore';
 import { MemoryStore, type StateStore } from '../src/state/store';
+import { Accounts } from '../src/signIn/accounts';
+import { oauthAdapter } from '../src/signIn/oauthRecords';
+import { KeySeal } from '../src/signIn/sealedKey';
 import { REDIS_SERVER, startRedis, startRedisCluster, type RedisServer } from './support/team';
 
 jest.setTimeout(60_000);
@@ -163,6 +166,55 @@ describe.each(stores)('each step on %s', (_name, open) => {
 		await new CallCancels(opened.store, now).cancel('fp4|session|7');
 		await new Promise<void>((resolve) => followed.signal.addEventListener('abort', () => resolve()));
 		followed.end();
+	});
+
+	it("sign-in's records: an app's, a code used once, a grant's tokens revoked together, a sealed key, members", async () => {
+		const { store } = opened;
+		const adapter = oauthAdapter(store, now);
+		const clients = adapter('Client');
+		await clients.upsert('app_1', { client_id: 'app_1', redirect_uris: ['https://app.example/cb'], post_logout_redirect_uris: [] });
+		expect(await clients.find('app_1')).toEqual({ client_id: 'app_1', redirect_uris: ['https://app.example/cb'], post_logout_redirect_uris: [] });
+		const codes = adapter('AuthorizationCode');
+		const tokens = adapter('AccessToken');
+		await codes.upsert('code_1', { grantId: 'grant_1', accountId: 'key:fp' }, 60);
+		await tokens.upsert('token_1', { grantId: 'grant_1', accountId: 'key:fp' }, 3600);
+		await tokens.upsert('token_2', { grantId: 'grant_2', accountId: 'key:fp' }, 3600);
+		await Promise.all([codes.consume('code_1'), codes.consume('code_1')]);
+		expect(await codes.find('code_1')).toMatchObject({ consumed: expect.any(Number) });
+		await tokens.revokeByGrantId('grant_1');
+		expect(await tokens.find('token_1')).toBeUndefined();
+		expect(await codes.find('code_1')).toBeUndefined();
+		expect(await tokens.find('token_2')).toMatchObject({ grantId: 'grant_2' });
+		await adapter('Session').upsert('session_1', { uid: 'uid_1', accountId: 'key:fp' }, 3600);
+		expect(await adapter('Session').findByUid('uid_1')).toMatchObject({ accountId: 'key:fp' });
+
+		const accounts = new Accounts(store, now);
+		const seal = new KeySeal('a secret of the test, thirty-two characters or more');
+		await accounts.keepKey('fp_1', 'omni_key_1', 'premium', seal);
+		expect(await accounts.keyOf('fp_1', seal)).toEqual({ apiKey: 'omni_key_1', plan: 'premium' });
+		expect(await accounts.keyOf('fp_1', new KeySeal('another secret, thirty-two characters or more'))).toBeUndefined();
+		const codesGiven = await Promise.all([accounts.addMember('ann'), accounts.addMember('ann')]);
+		expect(codesGiven.filter(Boolean)).toHaveLength(1);
+		const code = String(codesGiven.find(Boolean));
+		expect(await accounts.addMember('ben', { credits: 50, periodHours: 24 })).toMatch(/^ovm_/);
+		expect(await accounts.memberSigningIn('ann', code)).toMatchObject({ name: 'ann' });
+		expect(await accounts.memberSigningIn('ann', 'ovm_wrong')).toBeUndefined();
+		expect(await accounts.capMember('ann', { credits: 10, periodHours: 1 })).toBe(true);
+		expect(await accounts.capMember('ben', undefined)).toBe(true);
+		expect(await accounts.capMember('nobody', undefined)).toBe(false);
+		await accounts.noteMemberJob('ann', 'job_1');
+		await accounts.noteMemberJob('ann', 'job_1');
+		await accounts.noteMemberJob('ann', 'job_2');
+		const listed = await accounts.members();
+		expect(listed.map(({ member }) => member.name).sort()).toEqual(['ann', 'ben']);
+		const ann = listed.find(({ member }) => member.name === 'ann');
+		expect(ann?.member.cap).toEqual({ credits: 10, periodHours: 1 });
+		expect(ann?.jobs).toEqual({ count: 2, latest: [expect.objectContaining({ jobId: 'job_2' }), expect.objectContaining({ jobId: 'job_1' })] });
+		expect(listed.find(({ member }) => member.name === 'ben')?.member.cap ?? undefined).toBeUndefined();
+		expect(await accounts.removeMember('ann')).toBe(true);
+		expect(await accounts.removeMember('ann')).toBe(false);
+		expect(await accounts.member('ann')).toBeUndefined();
+		expect((await accounts.members()).map(({ member }) => member.name)).toEqual(['ben']);
 	});
 });
 
