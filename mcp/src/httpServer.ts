@@ -11,7 +11,7 @@ import { STORE_RETRY_SECONDS } from './state/redisStore';
 import type { StateStore } from './state/store';
 import type { ToolContext } from './context';
 import { createServer } from './server';
-import type { CallAuth } from './signIn/bearerAccess';
+import type { BearerAccess, CallAuth } from './signIn/bearerAccess';
 import { startSignIn } from './signIn/signIn';
 import { callKey, type ToolCall } from './toolCall';
 
@@ -66,10 +66,18 @@ export async function startHttpServer(context: ToolContext, store: StateStore): 
 		if (!hostOk) return refuse(res, 403, `Host ${hostHeader} is not this server.`);
 		if (path !== '/mcp') return operator.serve(req, res, path);
 		const token = bearer(req);
-		const access = signIn ? await signIn.gate.check(token) : { ok: true as const };
-		if (!access.ok) {
-			res.setHeader('www-authenticate', signIn!.gate.challenge(access));
-			return refuse(res, access.status, access.message);
+		let access: BearerAccess = { ok: true };
+		if (signIn) {
+			try {
+				access = await signIn.gate.check(token);
+			} catch {
+				res.writeHead(503, { 'retry-after': String(STORE_RETRY_SECONDS), 'content-type': 'application/json' }).end(JSON.stringify({ error: 'The records cannot be reached right now to check the token: try again shortly.' }));
+				return;
+			}
+			if (!access.ok) {
+				res.setHeader('www-authenticate', signIn.gate.challenge(access));
+				return refuse(res, access.status, access.message);
+			}
 		}
 		// The SDK hands this on to each tool call as ctx.http.authInfo: a token's account, or the bearer API key.
 		const auth: CallAuth | undefined = access.auth ?? (token ? { token, clientId: 'bearer', scopes: [] } : undefined);

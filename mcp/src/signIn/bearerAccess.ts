@@ -82,18 +82,11 @@ export class BearerGate {
 				status: 401,
 				message: 'Sign in to use this server: your app opens the sign-in page when you connect it.',
 			};
+		// Not of our tokens' shape: an Omni Video API key, sent by a client configured with one (as
+		// without sign-in); never looked up, so that no key becomes a record's name in the store.
+		if (!OUR_TOKEN.test(bearer)) return { ok: true };
 		const token = await this.auth.provider.AccessToken.find(bearer);
-		if (!token) {
-			if (OUR_TOKEN.test(bearer))
-				return {
-					ok: false,
-					status: 401,
-					error: 'invalid_token',
-					message: 'This token has expired or was revoked: the app refreshes it or signs in again.',
-				};
-			// Not ours: an Omni Video API key, sent by a client configured with one (as without sign-in).
-			return { ok: true };
-		}
+		if (!token) return { ok: false, status: 401, error: 'invalid_token', message: 'This token has expired or was revoked: the app refreshes it or signs in again.' };
 		if (token.isExpired)
 			return {
 				ok: false,
