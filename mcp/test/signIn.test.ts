@@ -178,13 +178,15 @@ describeSignIn('Claude.ai and ChatGPT: people sign in with their own key (one pr
 		expect(counts(sandbox).requests - before).toBe(1);
 	});
 
-	it('the sign-in page: says who asks, refuses a wrong key with the reason and stores nothing, refuses a forged post, cannot be framed', async () => {
+	it('the sign-in page: fits a phone, says who asks, refuses a wrong key with the reason and stores nothing, refuses a forged post, cannot be framed', async () => {
 		const clientId = await registerApp(issuer, target.url, 'Some App');
 		const { challenge } = pkcePair();
-		const context = await chrome.newContext();
+		// A phone's screen: the page fits it without scrolling sideways.
+		const context = await chrome.newContext({ viewport: { width: 360, height: 740 } });
 		try {
 			const page = await context.newPage();
 			const opened = await page.goto(authorizationUrl(issuer, { clientId, redirectUri: target.url, challenge }).toString());
+			expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
 			const headers = (await opened?.request().redirectedFrom()?.response())?.headers() ?? {};
 			expect(page.url()).toMatch(new RegExp(`^${issuer}/signin/`));
 			expect(page.url()).not.toContain(sandbox.keys.pro);
