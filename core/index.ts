@@ -42,6 +42,7 @@ export { jobFailedError, isTerminal } from './jobs/jobOutcome';
 export { callbackLateMs, MIN_LATE_MS } from './jobs/callbackLate';
 export { parseJob } from './answers/parseJob';
 export { jobSeenEnded } from './pacing/endedJobs';
+export { forgetKey, keysHeld } from './pacing/perKey';
 export { learnRenderTime } from './jobs/waitForJob';
 export type { CredentialCheck, CredentialProblem } from './jobs/credentialCheck';
 

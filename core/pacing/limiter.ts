@@ -3,6 +3,7 @@ import type { PlanLimits } from '../types';
 import { RequestWindows, type RequestPriority } from './requestWindows';
 import { JobSlots, type JobSlot, type SlotTurnOptions } from './jobSlots';
 import type { SharedPlan } from './sharedPlan';
+import { keyRegistry } from './perKey';
 
 export type { JobSlot } from './jobSlots';
 export type { RequestPriority } from './requestWindows';
@@ -141,7 +142,7 @@ export class RateLimiter {
 	}
 }
 
-const sharedLimiters = new Map<string, RateLimiter>();
+const sharedLimiters = keyRegistry(new Map<string, RateLimiter>());
 
 /**
  * The limiter for one key in this process: every node, item and execution using the key shares

@@ -1,4 +1,4 @@
-import { abortableSleep, createOmniVideoClient, isLocalSandbox, keyFingerprint, PLANS, type CredentialCheck, type OmniVideoClient, type PlanName } from '../../core';
+import { abortableSleep, createOmniVideoClient, forgetKey, isLocalSandbox, keyFingerprint, PLANS, type CredentialCheck, type OmniVideoClient, type PlanName } from '../../core';
 import { sharedPlanIn } from './planRecords';
 import type { StateStore } from './state/store';
 import { fetchTransport } from './fetchTransport';
@@ -78,6 +78,18 @@ export class Connections {
 	}
 
 	/**
+	 * Lets go of a key the service refused: its client and all core keeps for it. A server open to
+	 * anyone would otherwise keep an entry for every wrong bearer key sent to it.
+	 */
+	forget(requestKey: string | undefined): void {
+		const apiKey = requestKey ?? this.settings.envApiKey;
+		if (!apiKey) return;
+		const fingerprint = keyFingerprint(apiKey, this.settings.baseUrl);
+		this.clients.delete(fingerprint);
+		forgetKey(fingerprint);
+	}
+
+	/**
 	 * Checks a key someone typed at sign-in with one lookup that costs no credits, on a client of its
 	 * own: a wrong key leaves nothing behind.
 	 */
@@ -85,6 +97,9 @@ export class Connections {
 		const { baseUrl } = this.settings;
 		const fingerprint = keyFingerprint(apiKey, baseUrl);
 		const client = createOmniVideoClient({ baseUrl, transport: fetchTransport(apiKey), clock: { now: () => Date.now() }, sleep, random: Math.random, limits: PLANS[plan], limiterKey: fingerprint, redact: [apiKey] });
-		return { ...(await client.testCredentials({ deadlineAtMs: Date.now() + 10_000 })), fingerprint };
+		const checked = await client.testCredentials({ deadlineAtMs: Date.now() + 10_000 });
+		// Pacing shared with the key's calls in this process stays; a key not in use here and not taken is let go of.
+		if (!checked.ok && !this.clients.has(fingerprint)) forgetKey(fingerprint);
+		return { ...checked, fingerprint };
 	}
 }

@@ -15,6 +15,8 @@ export interface ToolContext {
 	settings: Settings;
 	/** The call's connection: its bearer key (or the key its token stands for) over HTTP, else the environment's. */
 	connect(call: Pick<ToolCall, 'apiKey' | 'plan'>): Connection;
+	/** Lets go of the call's key, which the service refused (see Connections.forget). */
+	refused(call: Pick<ToolCall, 'apiKey'>): void;
 	ledger: ServerLedger;
 	spend: SpendGuard;
 	/** Each job's one look schedule, and what was last seen of it. */
@@ -40,6 +42,7 @@ export function createToolContext(settings: Settings, store: StateStore, say: (l
 	return {
 		settings,
 		connect: (call) => connections.forKey(call.apiKey, call.plan),
+		refused: (call) => connections.forget(call.apiKey),
 		checkKey: (apiKey, plan) => connections.check(apiKey, plan),
 		ledger: new ServerLedger(store, now),
 		spend: new SpendGuard(settings.spendCap, store, now),

@@ -1,4 +1,5 @@
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import { AuthError } from '../../core';
 import { legacyCallId } from './cancels';
 import type { ToolContext } from './context';
 import { watchToolCall } from './telemetry/toolCallTelemetry';
@@ -28,6 +29,7 @@ export async function runTool(context: ToolContext, ctx: ServerContext, tool: st
 	try {
 		result = await body(running.call);
 	} catch (error) {
+		if (error instanceof AuthError) context.refused(running.call);
 		result = toolError(error);
 	} finally {
 		// What it left running goes on (a create already sent, the job's looks for other calls).

@@ -16,6 +16,7 @@ describe.each(['stdio', 'http'] as const)('every client kind over %s, one proces
 	let server: HttpServer | undefined;
 	const outputs: string[] = [];
 	const connectMs: string[] = [];
+	const stoppedMs: string[] = [];
 
 	beforeAll(async () => {
 		sandbox = await sandboxFor('default');
@@ -28,6 +29,7 @@ describe.each(['stdio', 'http'] as const)('every client kind over %s, one proces
 		await server?.stop();
 		await sandbox?.close();
 		process.stderr.write(`connect over ${transport}, one process: ${connectMs.join(', ')}\n`);
+		process.stderr.write(`a cancelled call stopped over ${transport}, one process: ${stoppedMs.join(', ')} after the cancel\n`);
 	});
 
 	it.each(CLIENT_KINDS)('the %s client', async (kind) => {
@@ -36,7 +38,7 @@ describe.each(['stdio', 'http'] as const)('every client kind over %s, one proces
 			expect(connected.client.era).toBe(ERA_OF[kind]);
 			connectMs.push(`${kind} ${Math.round(connected.client.connectMs)} ms`);
 			outputs.push(...(await basicsHold(connected.client, sandbox, `A ${kind} kite over ${transport}`)));
-			await cancelStops(connected.client, `A ${kind} lighthouse over ${transport}`, () => (server ? server.log() : connected.log()));
+			stoppedMs.push(`${kind} ${await cancelStops(connected.client, `A ${kind} lighthouse over ${transport}`, () => (server ? server.log() : connected.log()))} ms`);
 		} finally {
 			await connected.close();
 		}

@@ -106,6 +106,29 @@ describe('a server an operator can watch', () => {
 			for (const secret of [sandbox.keys.pro, jobId, MISSING_JOB, PROMPT]) expect(text).not.toContain(secret);
 			expect(server.log()).not.toContain(sandbox.keys.pro);
 		});
+
+		it('keeps nothing for a bearer key the service refused: a server open to anyone holds the keys that work', async () => {
+			const held = async () => sum(parseMetrics(await scrape(base)), 'omni_video_mcp_keys_held');
+			const good = await overHttp(server.url, sandbox.keys.pro);
+			try {
+				expect((await call(good.client, 'get_job', { jobId: MISSING_JOB })).isError).toBe(true);
+			} finally {
+				await good.close();
+			}
+			const before = await held();
+			expect(before).toBeGreaterThanOrEqual(1);
+			for (let i = 0; i < 5; i++) {
+				const wrong = await overHttp(server.url, `ov_wrong_key_${i}_${Date.now()}`);
+				try {
+					const refused = await call(wrong.client, 'get_job', { jobId: MISSING_JOB });
+					expect(refused.isError).toBe(true);
+					expect(refused.text).toMatch(/API key was refused/);
+				} finally {
+					await wrong.close();
+				}
+			}
+			expect(await held()).toBe(before);
+		});
 	});
 
 	describe('traces, to an OTLP collector on loopback', () => {

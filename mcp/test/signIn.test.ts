@@ -197,14 +197,17 @@ describeSignIn('Claude.ai and ChatGPT: people sign in with their own key (one pr
 			expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Connect Some App to Omni Video');
 			expect(await page.textContent('main')).toContain(`returning to ${new URL(target.url).host}`);
 
-			// A wrong key: the reason, nothing stored, one free lookup.
+			// A wrong key: the reason, nothing stored or kept in memory, one free lookup.
 			const accounts = recordsOf(folder, 'account').length;
+			const keysHeld = async () => Number(/^omni_video_mcp_keys_held (\S+)$/m.exec(await (await fetch(`${issuer}/metrics`)).text())?.[1]);
+			const held = await keysHeld();
 			const before = counts(sandbox).requests;
 			await fillKey('omni_wrong_key')(page);
 			const [answer] = await Promise.all([page.waitForResponse((response) => response.request().method() === 'POST'), page.getByRole('button', { name: 'Allow' }).click()]);
 			expect(answer.status()).toBe(401);
 			expect(await page.getByRole('alert').textContent()).toContain('Omni Video did not accept this API key');
 			expect(recordsOf(folder, 'account')).toHaveLength(accounts);
+			expect(await keysHeld()).toBe(held);
 			expect(counts(sandbox).requests - before).toBe(1);
 
 			// The same form with its CSRF token changed: refused, nothing checked or stored.

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { keysHeld } from '../../../core';
 
 /** How a tool call ended: its result, a tool error (isError), or its client's cancellation. */
 export type ToolOutcome = 'ok' | 'tool_error' | 'cancelled';
@@ -97,6 +98,13 @@ export class ServerMetrics {
 			const value = await this.readPlaces?.().catch(() => undefined);
 			if (value !== undefined) this.places.set(value);
 		},
+	});
+
+	private readonly keys: Gauge = new Gauge({
+		name: 'omni_video_mcp_keys_held',
+		help: 'API keys this process keeps pacing and learned render times for (keys the service refused are let go of), at the scrape.',
+		registers: [this.registry],
+		collect: (): void => this.keys.set(keysHeld()),
 	});
 
 	toolCall(tool: string, outcome: ToolOutcome, seconds: number): void {
