@@ -313,56 +313,113 @@ describeSignIn('Claude.ai and ChatGPT: people sign in with their own key (one pr
 	});
 });
 
-describeSignIn('Claude.ai and ChatGPT for a team: members of the team key, three replicas on Redis behind round robin, --service spec', () => {
-	let sandbox: Sandbox;
-	let redis: RedisServer & { port: number };
-	let proxy: Proxy;
-	const replicas: HttpServer[] = [];
-	let issuer: string;
-	let chrome: Browser;
-	let target: RedirectTarget;
-	const secrets: (string | undefined)[] = [];
-	const members = (...args: string[]) => execFileSync(process.execPath, [CLI, 'members', ...args, '--redis', redis.url], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
-
+/**
+ * Three replicas on one Redis behind the round-robin proxy, signing in at the proxy's address, with a
+ * browser and the app's redirect target; every line they wrote checked for the secrets at the end.
+ */
+function replicasOnRedis(reading: 'default' | 'spec', signIn: 'own-key' | 'team') {
+	const team = {
+		sandbox: undefined as unknown as Sandbox,
+		redis: undefined as unknown as RedisServer & { port: number },
+		proxy: undefined as unknown as Proxy,
+		replicas: [] as HttpServer[],
+		issuer: '',
+		chrome: undefined as unknown as Browser,
+		target: undefined as unknown as RedirectTarget,
+		secrets: [] as (string | undefined)[],
+	};
 	beforeAll(async () => {
-		sandbox = await sandboxFor('spec', { insecureCallbacks: true });
-		redis = await startRedis();
-		proxy = await startProxy(() => replicas.map((replica) => replica.url));
-		issuer = proxy.url.replace(/\/mcp$/, '');
-		const { OMNI_VIDEO_MCP_STATE_DIR: _dir, ...env } = serverEnv(sandbox, { OMNI_VIDEO_MCP_SECRET: SIGN_IN_SECRET });
-		replicas.push(...(await Promise.all([0, 1, 2].map(() => httpServer(env, ['--redis', redis.url, '--public-url', issuer, '--sign-in', 'team'])))));
-		chrome = await browser();
-		target = await redirectTarget();
-		secrets.push(sandbox.keys.pro, SIGN_IN_SECRET);
+		team.sandbox = await sandboxFor(reading, { insecureCallbacks: true });
+		team.redis = await startRedis();
+		team.proxy = await startProxy(() => team.replicas.map((replica) => replica.url));
+		team.issuer = team.proxy.url.replace(/\/mcp$/, '');
+		// A team's replicas hold its key; people's own keys come with their sign-in.
+		const { OMNI_VIDEO_MCP_STATE_DIR: _dir, OMNI_VIDEO_API_KEY: key, ...env } = serverEnv(team.sandbox, { OMNI_VIDEO_MCP_SECRET: SIGN_IN_SECRET });
+		const replicaEnv = signIn === 'team' ? { ...env, OMNI_VIDEO_API_KEY: key } : env;
+		team.replicas.push(...(await Promise.all([0, 1, 2].map(() => httpServer(replicaEnv, ['--redis', team.redis.url, '--public-url', team.issuer, '--sign-in', signIn])))));
+		team.chrome = await browser();
+		team.target = await redirectTarget();
+		team.secrets.push(team.sandbox.keys.pro, SIGN_IN_SECRET);
 	});
 	afterAll(async () => {
-		for (const replica of replicas) expect(leaks(replica.log(), secrets)).toEqual([]);
-		await chrome?.close();
-		await target?.close();
-		await Promise.all(replicas.map((replica) => replica.stop()));
-		await proxy?.close();
-		await redis?.stop();
-		await sandbox?.close();
+		for (const replica of team.replicas) expect(leaks(replica.log(), team.secrets)).toEqual([]);
+		await team.chrome?.close();
+		await team.target?.close();
+		await Promise.all(team.replicas.map((replica) => replica.stop()));
+		await team.proxy?.close();
+		await team.redis?.stop();
+		await team.sandbox?.close();
 	});
+	return team;
+}
+
+/** The replicas that served these requests of the proxy's. */
+const servedBy = (requests: Proxy['requests'], which: (request: Proxy['requests'][number]) => boolean) => new Set(requests.filter(which).map((request) => request.replica));
+
+describeSignIn('Claude.ai and ChatGPT with people\'s own keys over three replicas on Redis behind round robin, --service default', () => {
+	const team = replicasOnRedis('default', 'own-key');
+
+	it('a person signs in across replicas; the key sealed on one is opened on every other; refresh and revocation hold on all', async () => {
+		const { proxy, sandbox, issuer } = team;
+		const auth = new AppAuth(team.target.url, 'Claude');
+		const from = proxy.requests.length;
+		const app = await connectApp(proxy.url, auth, 'modern', await signInWithBrowser(team.chrome, team.target, fillKey(sandbox.keys.pro)));
+		team.secrets.push(auth.saved?.access_token, auth.saved?.refresh_token);
+		try {
+			const made = await app.client.callTool({ name: 'generate_video', arguments: { prompt: 'A kite over three replicas', resolution: '720P', duration: 4, waitSeconds: 40 } });
+			expect(made.structuredContent).toMatchObject({ status: 'done' });
+			for (let i = 0; i < 2; i++) {
+				const looked = await app.client.callTool({ name: 'get_job', arguments: { jobId: String(made.structuredContent?.jobId) } });
+				expect(looked.structuredContent).toMatchObject({ status: 'done' });
+			}
+		} finally {
+			await app.client.close();
+		}
+		const during = proxy.requests.slice(from);
+		expect(servedBy(during, (request) => /^\/(oauth|signin)\//.test(request.path)).size).toBeGreaterThan(1);
+		// Each replica that ran a call opened the key another sealed at sign-in.
+		expect(servedBy(during, (request) => request.method === 'tools/call').size).toBeGreaterThan(1);
+
+		const clientId = String(auth.registered?.client_id);
+		const first = auth.saved!;
+		const before = counts(sandbox).requests;
+		const refreshed = await tokenEndpoint(issuer, 'token', { grant_type: 'refresh_token', refresh_token: String(first.refresh_token), client_id: clientId });
+		expect(refreshed.status).toBe(200);
+		const access = String(refreshed.body.access_token);
+		team.secrets.push(access, String(refreshed.body.refresh_token));
+		const probe = proxy.requests.length;
+		for (let i = 0; i < 3; i++) expect((await mcpWith(proxy.url, access)).status).toBe(200);
+		expect(servedBy(proxy.requests.slice(probe), () => true).size).toBe(3);
+		// Revoked through whichever replica: refused by all three at once.
+		expect((await tokenEndpoint(issuer, 'revoke', { token: access, client_id: clientId })).status).toBe(200);
+		for (let i = 0; i < 3; i++) expect((await mcpWith(proxy.url, access)).status).toBe(401);
+		// The first refresh token again, on another replica: refused, its grant ended.
+		expect(await tokenEndpoint(issuer, 'token', { grant_type: 'refresh_token', refresh_token: String(first.refresh_token), client_id: clientId })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+		expect(counts(sandbox).requests - before).toBe(0);
+	});
+});
+
+describeSignIn('Claude.ai and ChatGPT for a team: members of the team key, three replicas on Redis behind round robin, --service spec', () => {
+	const team = replicasOnRedis('spec', 'team');
+	const members = (...args: string[]) => execFileSync(process.execPath, [CLI, 'members', ...args, '--redis', team.redis.url], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
 
 	it('an admin adds members; one signs in across replicas and makes a video; one over their cap is refused; a removed member is refused on every replica', async () => {
 		const alice = /sign-in code[^:]*: (\S+)/.exec(members('add', 'alice'))?.[1];
 		const bob = /sign-in code[^:]*: (\S+)/.exec(members('add', 'bob', '--cap', '1'))?.[1];
 		expect(alice).toMatch(/^ovm_/);
-		secrets.push(alice, bob);
+		team.secrets.push(alice, bob);
 		expect(() => members('add', 'alice')).toThrow(/a member already/);
 
 		// A wrong code: refused with the reason, nothing stored.
-		const auth = new AppAuth(target.url, 'Claude');
-		const wrong = await connectApp(proxy.url, new AppAuth(target.url, 'Claude'), 'legacy', await signInWithBrowser(chrome, target, fillMember('alice', 'ovm_wrong'))).catch((error: unknown) => error);
+		const auth = new AppAuth(team.target.url, 'Claude');
+		const wrong = await connectApp(team.proxy.url, new AppAuth(team.target.url, 'Claude'), 'legacy', await signInWithBrowser(team.chrome, team.target, fillMember('alice', 'ovm_wrong'))).catch((error: unknown) => error);
 		expect(String(wrong)).toContain('That member name and sign-in code do not match');
 
-		const from = proxy.requests.length;
-		const app = await connectApp(proxy.url, auth, 'legacy', await signInWithBrowser(chrome, target, fillMember('alice', String(alice))));
-		secrets.push(auth.saved?.access_token, auth.saved?.refresh_token);
+		const from = team.proxy.requests.length;
+		const app = await connectApp(team.proxy.url, auth, 'legacy', await signInWithBrowser(team.chrome, team.target, fillMember('alice', String(alice))));
+		team.secrets.push(auth.saved?.access_token, auth.saved?.refresh_token);
 		// The sign-in's steps went to more than one replica: each read what another wrote.
-		const served = new Set(proxy.requests.slice(from).filter((request) => /^\/(oauth|signin)\//.test(request.path)).map((request) => request.replica));
-		expect(served.size).toBeGreaterThan(1);
+		expect(servedBy(team.proxy.requests.slice(from), (request) => /^\/(oauth|signin)\//.test(request.path)).size).toBeGreaterThan(1);
 		try {
 			const made = await app.client.callTool({ name: 'generate_video', arguments: { prompt: 'A team kite', resolution: '720P', duration: 4, waitSeconds: 40 } });
 			expect(made.structuredContent).toMatchObject({ status: 'done' });
@@ -373,28 +430,28 @@ describeSignIn('Claude.ai and ChatGPT for a team: members of the team key, three
 
 		// Bob's own cap is 1 credit: his first video is let through alone (its price is not known yet, as
 		// with a key's cap), the next is refused before anything is sent.
-		const bobAuth = new AppAuth(target.url, 'ChatGPT');
-		const bobApp = await connectApp(proxy.url, bobAuth, 'modern', await signInWithBrowser(chrome, target, fillMember('bob', String(bob))));
-		secrets.push(bobAuth.saved?.access_token, bobAuth.saved?.refresh_token);
+		const bobAuth = new AppAuth(team.target.url, 'ChatGPT');
+		const bobApp = await connectApp(team.proxy.url, bobAuth, 'modern', await signInWithBrowser(team.chrome, team.target, fillMember('bob', String(bob))));
+		team.secrets.push(bobAuth.saved?.access_token, bobAuth.saved?.refresh_token);
 		try {
 			const first = await bobApp.client.callTool({ name: 'generate_video', arguments: { prompt: 'Bob first kite', resolution: '720P', duration: 4, waitSeconds: 40 } });
 			expect(first.structuredContent).toMatchObject({ status: 'done' });
-			const before = counts(sandbox).requests;
+			const before = counts(team.sandbox).requests;
 			const refused = await bobApp.client.callTool({ name: 'generate_video', arguments: { prompt: 'A kite too many', resolution: '720P', duration: 4, waitSeconds: 5 } });
 			expect(refused.isError).toBe(true);
 			expect(JSON.stringify(refused.content)).toContain('your own cap as a member of the team is 1 credits');
-			expect(counts(sandbox).requests - before).toBe(0);
+			expect(counts(team.sandbox).requests - before).toBe(0);
 		} finally {
 			await bobApp.client.close();
 		}
 
 		// Alice removed: her token and her refresh token are refused at once, on every replica.
 		expect(members('remove', 'alice')).toContain('Removed alice');
-		const before = counts(sandbox).requests;
-		for (let i = 0; i < 3; i++) expect((await mcpWith(proxy.url, String(auth.saved?.access_token))).status).toBe(401);
-		const refresh = await tokenEndpoint(issuer, 'token', { grant_type: 'refresh_token', refresh_token: String(auth.saved?.refresh_token), client_id: String(auth.registered?.client_id) });
+		const before = counts(team.sandbox).requests;
+		for (let i = 0; i < 3; i++) expect((await mcpWith(team.proxy.url, String(auth.saved?.access_token))).status).toBe(401);
+		const refresh = await tokenEndpoint(team.issuer, 'token', { grant_type: 'refresh_token', refresh_token: String(auth.saved?.refresh_token), client_id: String(auth.registered?.client_id) });
 		expect(refresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-		expect(counts(sandbox).requests - before).toBe(0);
+		expect(counts(team.sandbox).requests - before).toBe(0);
 		expect(members('list')).not.toContain('alice');
 	});
 });
