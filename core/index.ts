@@ -11,7 +11,7 @@ export { MAX_PLAIN_REDIRECTS } from './http/plainRequest';
 export { keyFingerprint, derivedIdempotencyKey, canonicalJson } from './jobs/idempotency';
 export { planLimits } from './pacing/plans';
 export type { SharedPlan, RequestRoom } from './pacing/sharedPlan';
-export { sharedPlanOver, emptyPlanRecord, planSteps, type PlanRecord, type PlanTransaction } from './pacing/planRecord';
+export { PLAN_WINDOWS, planSteps, type PlanRecord } from './pacing/planRecord';
 export { PLANS } from './types';
 export { isLocalSandbox, normaliseBaseUrl, baseUrlProblem } from './http/baseUrl';
 

@@ -1,9 +1,9 @@
-import type { RequestRoom, SharedPlan } from './sharedPlan';
+import type { RequestRoom } from './sharedPlan';
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 3_600_000;
+/** The plan's request windows, and how long a request stays in the record: every store's steps follow these. */
+export const PLAN_WINDOWS = { minuteMs: 60_000, hourMs: 3_600_000, keptMs: 2 * 3_600_000 } as const;
 
-/** The plan's record as processes on one key keep it together: plain data, stored whole. */
+/** The plan's record as processes on one key keep it together: plain data, a record of its own. */
 export interface PlanRecord {
 	/** When each request in the last hour was sent, ascending, by every process. */
 	sent: number[];
@@ -12,20 +12,9 @@ export interface PlanRecord {
 }
 
 /**
- * One atomic step on the record: the store reads it (or an empty one), runs `change` on it, writes
- * it back and answers what `change` returned, with no other process's step in between.
- */
-export type PlanTransaction = <R>(change: (record: PlanRecord) => R) => Promise<R>;
-
-export function emptyPlanRecord(): PlanRecord {
-	return { sent: [], places: {} };
-}
-
-/**
  * The rules of each step on the plan's record, once: each changes the record it is given and
- * answers what SharedPlan's step answers. A store runs them as one atomic step (sharedPlanOver for
- * a store that can run any change atomically; the MCP server's records run them by name, and in
- * Redis as a script of the same rules).
+ * answers what SharedPlan's step answers. A store runs them as one atomic step (the MCP server's
+ * records by name, and in Redis as a script of the same rules and windows).
  */
 export const planSteps = {
 	claimRequest(record: PlanRecord, atMs: number, room: RequestRoom): { granted: boolean; sentAtMs: number[] } {
@@ -56,24 +45,13 @@ export const planSteps = {
 	},
 };
 
-/** The SharedPlan of any store that can run a PlanTransaction (a file under a lock, say): the rules are planSteps'. */
-export function sharedPlanOver(transact: PlanTransaction): SharedPlan {
-	return {
-		claimRequest: (atMs, room) => transact((record) => planSteps.claimRequest(record, atMs, room)),
-		claimPlace: (placeId, atMs, limit, lapseAtMs) => transact((record) => planSteps.claimPlace(record, placeId, atMs, limit, lapseAtMs)),
-		bindPlace: (placeId, jobId, expectedDoneAtMs, holdUntilMs) => transact((record) => planSteps.bindPlace(record, placeId, jobId, expectedDoneAtMs, holdUntilMs)),
-		releasePlace: (placeId) => transact((record) => planSteps.releasePlace(record, placeId)),
-		jobEnded: (jobId) => transact((record) => planSteps.jobEnded(record, jobId)),
-	};
-}
-
 function hasRoom(sent: readonly number[], atMs: number, room: RequestRoom): boolean {
 	const inLast = (windowMs: number) => sent.filter((at) => at > atMs - windowMs - room.marginMs && at <= atMs).length;
-	return inLast(MINUTE_MS) < room.perMinute && inLast(HOUR_MS) < room.perHour;
+	return inLast(PLAN_WINDOWS.minuteMs) < room.perMinute && inLast(PLAN_WINDOWS.hourMs) < room.perHour;
 }
 
 /** Requests older than two hours and lapsed places leave the record: it holds at most the plan's last hour. */
 function prune(record: PlanRecord, nowMs: number): void {
-	record.sent = record.sent.filter((at) => at > nowMs - 2 * HOUR_MS).sort((a, b) => a - b);
+	record.sent = record.sent.filter((at) => at > nowMs - PLAN_WINDOWS.keptMs).sort((a, b) => a - b);
 	for (const [id, place] of Object.entries(record.places)) if (place.expiresAtMs <= nowMs) delete record.places[id];
 }

@@ -27,8 +27,8 @@ const URGENT_RESERVE_SHARE = 0.1;
  * (n8n's Wait for Callback verifies signed ones and confirms the others in its next step, as bulk)
  * keeps one request back, not a tenth: a Premium batch of 500 creates fits one hour's 500.
  * That one request of the hour also keeps n8n's workers, which learn each other's requests only at
- * a step's start, from racing for the hour's last request: without it (measured, 500 items on
- * Premium, strictest reading) they did, with 5 and 39 requests refused 429 and one 20-minute stall.
+ * a step's start, from racing for the hour's last request, and then being refused 429 and stalled
+ * (docs/benchmarks.md#measured-rules-in-the-code).
  */
 export type RequestPriority = 'urgent' | 'bulk';
 
@@ -145,9 +145,8 @@ export class RequestWindows {
 		const within = (windowMs: number) => times.filter((at) => at > now - windowMs - WINDOW_MARGIN_MS && at <= now);
 		this.minuteLog = countsAtLeast(this.minuteLog, within(MINUTE_MS));
 		// Others' requests counted as if sent when the headers told of them stay in the hour for an
-		// hour from then. Those the record now shows count at its (earlier) times instead: seen in
-		// queue mode, 9 of the other worker's requests counted so at the hour's end held this worker's
-		// first request after it back 0.6 minutes (of 60).
+		// hour from then. Those the record now shows count at its (earlier) times instead, or they
+		// hold this process's next hour back (docs/benchmarks.md#measured-rules-in-the-code).
 		const counted = this.hourLog.length;
 		const known = countsAtLeast(withoutEach(this.hourLog, this.othersHourLog), within(HOUR_MS));
 		this.othersHourLog = this.othersHourLog.slice(this.othersHourLog.length - Math.max(0, counted - known.length));

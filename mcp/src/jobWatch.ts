@@ -204,8 +204,8 @@ export class JobWatches {
 	 */
 	private async untilCallback(connection: Connection, jobId: string, expected: { createdAtMs: number; renderMs: number }, signal: AbortSignal, lookDueAt: (atMs: number) => void): Promise<JobRecord | undefined> {
 		const { runtime } = connection.client;
-		// Core's estimate is the low end of the 30-90 s a size may take: measured at real speed, 4 of 10
-		// jobs whose signed callbacks came were looked up as overdue before the key's times were learned from.
+		// Core's estimate is the low end of the 30-90 s a size may take: with it alone, jobs whose signed
+		// callbacks were on their way got looked up as overdue (docs/benchmarks.md#measured-rules-in-the-code).
 		const overdueAtMs = () => {
 			const renderMs = runtime.calibration.calibrated(expected.renderMs);
 			return expected.createdAtMs + renderMs + callbackLateMs(renderMs);

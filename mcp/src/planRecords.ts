@@ -1,4 +1,4 @@
-import { planSteps, type PlanRecord, type RequestRoom, type SharedPlan } from '../../core';
+import { PLAN_WINDOWS, planSteps, type PlanRecord, type RequestRoom, type SharedPlan } from '../../core';
 import { list, recordStep } from './state/recordStep';
 import type { StateStore } from './state/store';
 
@@ -35,7 +35,7 @@ for _, at in ipairs(record.sent or {}) do sent[#sent + 1] = at end
 local places = record.places or {}
 local function prune(atMs)
 	local kept = {}
-	for _, at in ipairs(sent) do if at > atMs - 7200000 then kept[#kept + 1] = at end end
+	for _, at in ipairs(sent) do if at > atMs - ${PLAN_WINDOWS.keptMs} then kept[#kept + 1] = at end end
 	table.sort(kept)
 	sent = kept
 	for id, place in pairs(places) do if place.expiresAtMs <= atMs then places[id] = nil end end
@@ -54,7 +54,7 @@ local function inLast(windowMs)
 	for _, at in ipairs(sent) do if at > args.atMs - windowMs - args.room.marginMs and at <= args.atMs then count = count + 1 end end
 	return count
 end
-local granted = inLast(60000) < args.room.perMinute and inLast(3600000) < args.room.perHour
+local granted = inLast(${PLAN_WINDOWS.minuteMs}) < args.room.perMinute and inLast(${PLAN_WINDOWS.hourMs}) < args.room.perHour
 if granted then sent[#sent + 1] = args.atMs end
 keep()
 return answer({ granted = granted, sentAtMs = sent })`,
@@ -77,7 +77,10 @@ export const bindPlace = recordStep<{ placeId: string; jobId: string; expectedDo
 	'bind place',
 	planRun((record, { placeId, jobId, expectedDoneAtMs, holdUntilMs }) => planSteps.bindPlace(record, placeId, jobId, expectedDoneAtMs, holdUntilMs)),
 	`${LUA_PLAN}
-if places[args.placeId] == nil then return nil end
+if places[args.placeId] == nil then
+	keep()
+	return nil
+end
 local heldElsewhere = false
 for id, place in pairs(places) do if id ~= args.placeId and place.jobId == args.jobId then heldElsewhere = true end end
 if heldElsewhere then

@@ -46,7 +46,7 @@ type Refused = { spent: number; held: number; price?: number; inFlight: boolean 
  * period but ends within it counts whole: the cap errs on the side of the user's money, by at most
  * a sixtieth of the period's spending.
  */
-const reserveSpend = recordStep<{ holdId: string; resolution: string; duration: number; cap: SpendCap; sliceMs: number; keepMs: number }, Refused | null>(
+const reserveSpend = recordStep<{ holdId: string; resolution: string; duration: number; cap: SpendCap; sliceMs: number; keepMs: number }, Refused | undefined>(
 	'reserve spend',
 	([value], { holdId, resolution, duration, cap, sliceMs, keepMs }, nowMs) => {
 		const record = spendFrom(value);
@@ -62,7 +62,7 @@ const reserveSpend = recordStep<{ holdId: string; resolution: string; duration: 
 			return { writes: [undefined], answer: { spent, held, ...(price === undefined ? {} : { price }), inFlight } };
 		}
 		record.holds[holdId] = { credits: price ?? 0, untilMs: nowMs + HOLD_LAPSE_MS };
-		return { writes: [{ value: record, expiresAtMs: nowMs + keepMs }], answer: null };
+		return { writes: [{ value: record, expiresAtMs: nowMs + keepMs }], answer: undefined };
 	},
 	`local record = load(1) or {}
 local slices = record.slices or {}
@@ -87,7 +87,7 @@ if spent + held + (price or 0) > args.cap.credits or (price == nil and (spent + 
 end
 holds[args.holdId] = { credits = price or 0, untilMs = now + ${HOLD_LAPSE_MS} }
 save(1, { slices = slices, creditsPerSecond = rates, holds = holds }, now + args.keepMs)
-return answer(false)`,
+return nil`,
 );
 
 const releaseSpend = recordStep<{ holdId: string; keepMs: number }, void>(
@@ -189,7 +189,6 @@ export class SpendGuard {
 		const holdId = `${process.pid}:${this.now()}:${Math.random()}`;
 		const slices = spendSlices(cap);
 		const refused = await this.store.run(reserveSpend, [name], { holdId, resolution: request.resolution, duration: request.duration, cap, ...slices }, this.now());
-		// Lua answers false for none (cjson has no undefined).
 		if (refused) throw new SpendCapError(refusal(cap, refused.spent, refused.held, refused.price ?? undefined, refused.inFlight, whose));
 		return { release: () => this.store.run(releaseSpend, [name], { holdId, keepMs: slices.keepMs }, this.now()) };
 	}

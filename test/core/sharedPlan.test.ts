@@ -1,19 +1,27 @@
 import { PLANS } from '../../core/types';
-import { emptyPlanRecord, sharedPlanOver, type PlanRecord, type PlanTransaction } from '../../core/pacing/planRecord';
+import { planSteps, type PlanRecord } from '../../core/pacing/planRecord';
+import type { SharedPlan } from '../../core/pacing/sharedPlan';
 import { CreateClaimedElsewhere, type LedgerEntry, type SharedJobLedger } from '../../core/jobs/jobLedger';
 import { closeCoreSandboxes, coreSandbox, maxInAnyWindow, mostJobsAtOnce, refused429 } from '../support/coreHarness';
 
 afterEach(closeCoreSandboxes);
 
-/** A record in memory, each step atomic as a store's would be (a copy changed, then put back). */
-function memoryRecord(): { transact: PlanTransaction; record: () => PlanRecord } {
-	let record = emptyPlanRecord();
+/** core's plan rules on a record in memory, each step atomic as a store's would be (a copy changed, then put back). */
+function memoryRecord(): { plan: SharedPlan; record: () => PlanRecord } {
+	let record: PlanRecord = { sent: [], places: {} };
+	const step = async <R>(change: (copy: PlanRecord) => R): Promise<R> => {
+		const copy = structuredClone(record);
+		const answer = change(copy);
+		record = copy;
+		return answer;
+	};
 	return {
-		transact: async (change) => {
-			const copy = structuredClone(record);
-			const answer = change(copy);
-			record = copy;
-			return answer;
+		plan: {
+			claimRequest: (atMs, room) => step((copy) => planSteps.claimRequest(copy, atMs, room)),
+			claimPlace: (placeId, atMs, limit, lapseAtMs) => step((copy) => planSteps.claimPlace(copy, placeId, atMs, limit, lapseAtMs)),
+			bindPlace: (placeId, jobId, expectedDoneAtMs, holdUntilMs) => step((copy) => planSteps.bindPlace(copy, placeId, jobId, expectedDoneAtMs, holdUntilMs)),
+			releasePlace: (placeId) => step((copy) => planSteps.releasePlace(copy, placeId)),
+			jobEnded: (jobId) => step((copy) => planSteps.jobEnded(copy, jobId)),
 		},
 		record: () => record,
 	};
@@ -22,7 +30,7 @@ function memoryRecord(): { transact: PlanTransaction; record: () => PlanRecord }
 /** Two processes' burst on one Pro key: 12 jobs each, each polled to its end. */
 async function twoProcessBurst(shared: boolean) {
 	const memory = memoryRecord();
-	const { time, sandbox, sent, client, restarted } = await coreSandbox({ limits: PLANS.pro, sharedPlan: shared ? sharedPlanOver(memory.transact) : undefined });
+	const { time, sandbox, sent, client, restarted } = await coreSandbox({ limits: PLANS.pro, sharedPlan: shared ? memory.plan : undefined });
 	const second = restarted();
 	await time.run(
 		Promise.all(
@@ -55,8 +63,7 @@ describe('a plan shared by processes on one key (SharedPlan)', () => {
 	});
 
 	it('refuses a request the record has no room for, and answers every process\'s requests', async () => {
-		const memory = memoryRecord();
-		const plan = sharedPlanOver(memory.transact);
+		const { plan } = memoryRecord();
 		const room = { perMinute: 2, perHour: 10, marginMs: 1_000 };
 		expect((await plan.claimRequest(1_000, room)).granted).toBe(true);
 		expect((await plan.claimRequest(2_000, room)).granted).toBe(true);
@@ -66,8 +73,7 @@ describe('a plan shared by processes on one key (SharedPlan)', () => {
 	});
 
 	it('gives a place to one create at a time past the limit, frees it when the job ends or its hold lapses', async () => {
-		const memory = memoryRecord();
-		const plan = sharedPlanOver(memory.transact);
+		const { plan } = memoryRecord();
 		expect((await plan.claimPlace('a:0', 0, 1, 120_000)).granted).toBe(true);
 		await plan.bindPlace('a:0', 'job_1', 60_000, 600_000);
 		expect(await plan.claimPlace('b:0', 1_000, 1, 121_000)).toEqual({ granted: false, othersFreeAtMs: [60_000] });

@@ -107,7 +107,7 @@ const capMember = recordStep<{ cap: SpendCap | null; expiresAtMs: number }, bool
 	},
 	`local member = load(1)
 if member == nil then return answer(false) end
-member.cap = args.cap
+if args.cap == cjson.null then member.cap = nil else member.cap = args.cap end
 save(1, member, args.expiresAtMs)
 return answer(true)`,
 );

@@ -5,7 +5,7 @@ import { applyStep, type RecordStep } from './recordStep';
 import type { StateStore } from './store';
 import { processAlive } from './processAlive';
 
-/** A step holds a document's lock for milliseconds: a lock this old belongs to a stopped process. */
+/** A step holds a record's lock for milliseconds: a lock this old belongs to a stopped process. */
 const STALE_LOCK_MS = 5_000;
 /** Past this, a step gives up waiting for the lock and says so (the call fails, nothing is sent). */
 const LOCK_WAIT_MS = 20_000;
@@ -20,8 +20,7 @@ const SWEEP_MS = 3_600_000;
  * old or the new record, never half, and a step costs the same however many records are kept. A
  * lock whose process is gone (killed while it held it) is taken over at once, one older than a
  * few seconds in any case. A record that cannot be read is set aside with one line on stderr, and
- * the server goes on without it. The whole documents of earlier releases sit beside records/ until
- * migrated (migrateRecords).
+ * the server goes on without it.
  */
 export class FileStore implements StateStore {
 	readonly where: string;
@@ -34,7 +33,7 @@ export class FileStore implements StateStore {
 		private readonly dir: string,
 		private readonly say: (line: string) => void,
 		/** Prefixes the folder's files: the older --state-file setting names its records so. */
-		private readonly prefix = '',
+		prefix = '',
 		private readonly clock: () => number = Date.now,
 	) {
 		mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -83,32 +82,6 @@ export class FileStore implements StateStore {
 
 	async alive(holder: string): Promise<boolean> {
 		return processAlive(Number(holder));
-	}
-
-	/** An earlier release's whole document, by its name, if it is still there. */
-	legacyDocument(name: string): { path: string; doc: Record<string, unknown> } | undefined {
-		const path = join(this.dir, `${this.prefix}${name.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
-		let text: string;
-		try {
-			text = readFileSync(path, 'utf8');
-		} catch {
-			return undefined;
-		}
-		try {
-			const doc = JSON.parse(text) as unknown;
-			if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('not a JSON object');
-			return { path, doc: doc as Record<string, unknown> };
-		} catch (error) {
-			return this.setAside(path, error);
-		}
-	}
-
-	/** The names of the earlier release's documents in the folder (ledger, jobs-…, plan-…, spend-…). */
-	legacyDocumentNames(): string[] {
-		return readdirSync(this.dir)
-			.filter((file) => file.startsWith(this.prefix) && file.endsWith('.json'))
-			.map((file) => file.slice(this.prefix.length, -'.json'.length))
-			.filter((name) => /^(ledger|cancels|(jobs|plan|spend)-[A-Za-z0-9_-]+)$/.test(name));
 	}
 
 	private file(name: string): string {

@@ -17,8 +17,18 @@ export interface RecordStep<A, R> {
 	readonly lua: string;
 }
 
+/** Every step made by recordStep, by name: a name is a metric's label and a script's identity, so it is made once. */
+const stepNames = new Set<string>();
+
 export function recordStep<A, R>(name: string, run: RecordStep<A, R>['run'], luaBody: string): RecordStep<A, R> {
+	if (stepNames.has(name)) throw new Error(`Two record steps are named "${name}"`);
+	stepNames.add(name);
 	return { name, run, lua: `${LUA_PRELUDE}\n${luaBody}` };
+}
+
+/** The names of the steps made so far (of the modules loaded): what a test of every step checks it ran. */
+export function recordStepNames(): string[] {
+	return [...stepNames];
 }
 
 /** Runs the step in this process, handing each write to the store. */

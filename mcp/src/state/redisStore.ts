@@ -66,21 +66,19 @@ export class RedisStore implements StateStore {
 
 	private constructor(
 		private readonly client: SingleClient | ClusterClient,
-		/** The client of a single Redis (none on a cluster): the earlier release's documents are only there. */
-		private readonly single: SingleClient | undefined,
+		cluster: boolean,
 		private readonly commands: Commands,
 		private readonly prefix: string,
 		shownUrl: string,
 	) {
-		this.where = `Redis${single ? '' : ' Cluster'} at ${shownUrl}, prefix ${prefix}`;
+		this.where = `Redis${cluster ? ' Cluster' : ''} at ${shownUrl}, prefix ${prefix}`;
 	}
 
 	/** Connects (failing when Redis is unreachable at start, so the server says so and stops). */
 	static async open(url: string, say: (line: string) => void, options: RedisOptions = {}, prefix = 'omni-video-mcp:'): Promise<RedisStore> {
 		const shownUrl = withoutPassword(url);
 		let lastError = '';
-		const single = options.cluster ? undefined : singleClient(url);
-		const client: SingleClient | ClusterClient = single ?? clusterClient(url);
+		const client: SingleClient | ClusterClient = options.cluster ? clusterClient(url) : singleClient(url);
 		// Said once per outage, not once per reconnect attempt.
 		client.on('error', (error: unknown) => {
 			const text = error instanceof Error ? error.message : String(error);
@@ -107,7 +105,7 @@ export class RedisStore implements StateStore {
 			clearTimeout(timer);
 		}
 		// Both clients take these commands alike; their typings differ only in overloads the store does not use.
-		const store = new RedisStore(client, single, client as unknown as Commands, prefix, shownUrl);
+		const store = new RedisStore(client, options.cluster === true, client as unknown as Commands, prefix, shownUrl);
 		store.beat();
 		return store;
 	}
@@ -139,37 +137,6 @@ export class RedisStore implements StateStore {
 	async alive(holder: string): Promise<boolean> {
 		if (holder === this.holder) return true;
 		return (await this.command(() => this.commands.exists(this.key(`alive:${holder}`)))) === 1;
-	}
-
-	/** An earlier release's whole document, by its name, if it is still there (single Redis only: that release ran on no cluster). */
-	async legacyDocument(name: string): Promise<Record<string, unknown> | undefined> {
-		const text = await this.command(() => this.commands.get(this.key(name)));
-		if (text === null) return undefined;
-		const doc = JSON.parse(text) as unknown;
-		return doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
-	}
-
-	/** The names of the earlier release's documents (ledger, jobs-…, plan-…, spend-…) under this prefix. */
-	async legacyDocumentNames(): Promise<string[]> {
-		if (!this.single) return [];
-		const names: string[] = [];
-		for await (const keys of this.single.scanIterator({ MATCH: `${this.prefix}*`, COUNT: 1000 })) {
-			for (const key of keys as string[]) {
-				const name = key.slice(this.prefix.length);
-				if (/^(ledger|cancels|(jobs|plan|spend)-[A-Za-z0-9_-]+)$/.test(name)) names.push(name);
-			}
-		}
-		return names;
-	}
-
-	/** Moves an earlier release's document aside (kept a day, then gone). */
-	async retireLegacyDocument(name: string): Promise<void> {
-		const client = this.single;
-		if (!client) return;
-		await this.command(async () => {
-			await client.rename(this.key(name), this.key(`migrated:${name}`));
-			await client.pExpire(this.key(`migrated:${name}`), 24 * 3_600_000);
-		});
 	}
 
 	async close(): Promise<void> {

@@ -40,22 +40,19 @@ const QUIET_TURN_REAL_MS = 65_000;
  * so that n8n's wait tracker, which polls once a minute and may wake it up to that late, wakes it
  * before the turn, and the step waits the rest in the process (within QUIET_TURN_REAL_MS): no
  * callback can come meanwhile. Not while jobs run, even late ones: on the documented service a
- * late job's callback is tried again, and n8n answers it 409 while a step waits (measured in queue
- * mode, 500 items on Premium at 10x: 19 such tries refused in the minute before the hour had room,
- * and their jobs looked up after it, paced by the hour).
+ * late job's callback is tried again, and n8n answers it 409 while a step waits, so that its job
+ * needs a lookup of its own (docs/benchmarks.md#measured-rules-in-the-code).
  */
 const EARLY_PARK_REAL_MS = 62_000;
 
 /**
  * Whether no callback of the batch is expected soon: nothing runs, or each running job's callback
  * came (unsigned, to confirm) or is late (see callbackLate), for a step with a row to make or with
- * every row made. A create is worth the wait: measured in queue mode, 500 items on Premium, a step
- * that parked at the hour's end with one row to make and only late jobs running was woken by the
- * wait tracker 9 minutes (of the sandbox's, 52 s real) after the hour had room. So are the last
- * lookups, once every row is made: the same run's last three waited 8 minutes for the wait
- * tracker. Lookups while rows still wait are not: a callback the documented service tries again
- * while the step waits is answered 409, and its job needs a lookup of its own (27 such lookups at
- * the hour's end, against 5 without the wait).
+ * every row made. A create is worth the wait: a step parked at the hour's end with one row to make
+ * is woken by the wait tracker minutes after the hour has room. So are the last lookups, once every
+ * row is made. Lookups while rows still wait are not: a callback the documented service tries again
+ * while the step waits is answered 409, and its job needs a lookup of its own
+ * (docs/benchmarks.md#measured-rules-in-the-code).
  */
 function isQuiet(batch: ParkedBatch, nowMs: number, forCreate: boolean): boolean {
 	const lateCounts = forCreate || !batch.rows.some(waitsForPlace);
@@ -67,8 +64,7 @@ function isQuiet(batch: ParkedBatch, nowMs: number, forCreate: boolean): boolean
  * batch, what they take within QUIET_TURN_REAL_MS: one create at a time when none goes sooner
  * (once it is made, a callback is to come again), or every due lookup, also when some go at once.
  * A quiet batch that parked with lookups left would need n8n's wait tracker to wake it seconds
- * later, and it wakes up to a minute late: measured in queue mode, 500 items on Premium at 10x, a
- * step at minute 60.9 sent 6 of its 10 due lookups, the hour's room then, and parked; the last 3 went at 66.5.
+ * later, and it wakes up to a minute late (docs/benchmarks.md#measured-rules-in-the-code).
  */
 export function requestRoom(
 	batch: ParkedBatch,
