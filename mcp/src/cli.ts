@@ -19,12 +19,15 @@ Options: --host H, --allow-origin O, --wait-seconds S, --allow-dir D, --state-di
     apps such as Claude.ai and ChatGPT then sign in: docs/mcp.md#claudeai-and-chatgpt),
   --sign-in own-key|team|off (with --public-url: people sign in with their own key, the default,
     or as members of the team's key; off takes API keys as bearer tokens only)
+  --video-origin O (repeatable: the origins the service serves videos from, all the job view may load),
+  --view-domain D (the job view's sandbox origin, when a host asks for one of its own)
   omni-video-mcp members add|list|cap|remove ...   the team's members (omni-video-mcp members --help)
 Environment: OMNI_VIDEO_API_KEY, OMNI_VIDEO_BASE_URL, OMNI_VIDEO_PLAN (pro|premium),
   OMNI_VIDEO_SPEND_CAP_CREDITS, OMNI_VIDEO_SPEND_CAP_HOURS, OMNI_VIDEO_MCP_WAIT_SECONDS,
   OMNI_VIDEO_MCP_RETRY_WINDOW_MINUTES, OMNI_VIDEO_MCP_ALLOWED_DIRS, OMNI_VIDEO_MCP_STATE_DIR,
   OMNI_VIDEO_MCP_REDIS_URL, OMNI_VIDEO_MCP_REDIS_CLUSTER=1, OMNI_VIDEO_MCP_PUBLIC_URL, OMNI_VIDEO_WEBHOOK_SECRET,
-  OMNI_VIDEO_EXPECTED_RENDER_SECONDS, OMNI_VIDEO_MCP_SIGN_IN, OMNI_VIDEO_MCP_SECRET (sign-in's,
+  OMNI_VIDEO_EXPECTED_RENDER_SECONDS, OMNI_VIDEO_VIDEO_ORIGINS, OMNI_VIDEO_MCP_VIEW_DOMAIN,
+  OMNI_VIDEO_MCP_OPENAI_CHALLENGE (ChatGPT's domain check), OMNI_VIDEO_MCP_SIGN_IN, OMNI_VIDEO_MCP_SECRET (sign-in's,
   the same on every replica); OTEL_EXPORTER_OTLP_ENDPOINT (traces, OpenTelemetry)
 With --http, for operators: /healthz, /readyz, /metrics (Prometheus)`;
 

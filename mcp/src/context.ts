@@ -51,7 +51,7 @@ export function createToolContext(settings: Settings, store: StateStore, say: (l
 		accounts,
 		madeBy: async (call, jobId) => {
 			const member = call.signedIn?.member;
-			if (member) await accounts.noteMemberJob(member.name, jobId);
+			if (member) await accounts.noteMemberJob(member, jobId);
 		},
 		say,
 	};

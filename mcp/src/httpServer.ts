@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
+import { createMcpHandler, isInitializeRequest, type ClientCapabilities } from '@modelcontextprotocol/server';
 import { parseJob, verifyWebhookSignature, type JobRecord } from '../../core';
+import { rendersViews } from './appView';
 import { legacyCallId } from './cancels';
 import { CALLBACK_PATH } from './connection';
 import { OperatorEndpoints } from './operatorEndpoints';
@@ -19,6 +20,11 @@ export interface RunningHttpServer {
 	url: string;
 	close(): Promise<void>;
 }
+
+/** How a 2025 client's session id begins when the client renders MCP Apps views. */
+const VIEWS_SESSION = 'views-';
+/** Where ChatGPT's directory reads the domain verification token (OMNI_VIDEO_MCP_OPENAI_CHALLENGE). */
+export const OPENAI_CHALLENGE_PATH = '/.well-known/openai-apps-challenge';
 
 function refuse(res: ServerResponse, status: number, message: string, code = -32000): void {
 	res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
@@ -44,7 +50,8 @@ export async function startHttpServer(context: ToolContext, store: StateStore): 
 	const signIn = await startSignIn(context, store);
 	// Behind a proxy on the same machine, requests name the public address.
 	const publicHost = publicUrl === undefined ? undefined : new URL(publicUrl).host;
-	const mcp = createMcpHandler(() => createServer(context), { legacy: 'stateless' });
+	// A 2025 client's later requests carry no capabilities: its session id, given at its initialize, says whether it renders views.
+	const mcp = createMcpHandler((request) => createServer(context, { views: request.requestInfo?.headers.get('mcp-session-id')?.startsWith(VIEWS_SESSION) === true }), { legacy: 'stateless' });
 	const serveMcp = toNodeHandler(mcp);
 	const operator = new OperatorEndpoints(store, context.say);
 	let ownOrigins: string[] = [];
@@ -58,6 +65,11 @@ export async function startHttpServer(context: ToolContext, store: StateStore): 
 		const hostOk = !isLoopback(host) || /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(hostHeader) || hostHeader === publicHost;
 		// Sign-in is visited by people's browsers and called by apps from anywhere: it checks its own posts (see SignInPage).
 		if (signIn?.serves(path)) return hostOk ? signIn.handle(req, res, path) : refuse(res, 403, `Host ${hostHeader} is not this server.`);
+		// ChatGPT's check that the server's domain is the app's: the token its dashboard gave, as plain text.
+		if (path === OPENAI_CHALLENGE_PATH && context.settings.openaiChallenge !== undefined && (req.method === 'GET' || req.method === 'HEAD')) {
+			res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(req.method === 'GET' ? context.settings.openaiChallenge : undefined);
+			return;
+		}
 		if (path !== '/mcp' && !operator.serves(path)) return refuse(res, 404, 'Not found: the MCP endpoint is /mcp.');
 		const origin = req.headers.origin;
 		if (origin !== undefined && !allowedOrigins.includes(origin) && !ownOrigins.includes(origin)) {
@@ -122,7 +134,8 @@ export async function startHttpServer(context: ToolContext, store: StateStore): 
  */
 async function legacyMessages(context: ToolContext, req: IncomingMessage, res: ServerResponse, body: unknown, key: Pick<ToolCall, 'apiKey' | 'plan'>): Promise<void> {
 	const messages = Array.isArray(body) ? body : [body];
-	if (messages.some((message) => isInitializeRequest(message))) res.setHeader('mcp-session-id', randomUUID());
+	const initialize = messages.find((message) => isInitializeRequest(message));
+	if (initialize) res.setHeader('mcp-session-id', `${rendersViews((initialize as { params?: { capabilities?: ClientCapabilities } }).params?.capabilities) ? VIEWS_SESSION : ''}${randomUUID()}`);
 	const sessionId = req.headers['mcp-session-id'];
 	if (typeof sessionId !== 'string') return;
 	for (const message of messages) {

@@ -65,6 +65,12 @@ export class JobWatches {
 		return (await this.entry(fingerprint, jobId))?.expectedEndAtMs;
 	}
 
+	/** When the job was created and is expected to end (host clock), as far as the records know. */
+	async times(fingerprint: string, jobId: string): Promise<Partial<JobTimes>> {
+		const entry = await this.entry(fingerprint, jobId);
+		return { createdAtMs: entry?.createdAtMs, expectedEndAtMs: entry?.expectedEndAtMs };
+	}
+
 	/** Notes a job as just seen, and when it was created and is expected to end when that is first learned. */
 	async seen(fingerprint: string, job: JobRecord, times?: JobTimes): Promise<void> {
 		await this.store.run(noteJobSeen, [jobRecordName(fingerprint, job.id)], { job, createdAtMs: times?.createdAtMs, expectedEndAtMs: times?.expectedEndAtMs }, this.now());

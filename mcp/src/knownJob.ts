@@ -14,6 +14,7 @@ export interface KnownJob {
 /**
  * A job as the server's records have it (seen by this process or another sharing them), and only
  * when they have nothing, as one lookup answers: a call about a job already watched spends nothing.
+ * A tool calls ownJob first: a team member reads only the jobs they made.
  */
 export async function knownJob(context: ToolContext, connection: Connection, jobId: string, options: { signal?: AbortSignal; deadlineAtMs?: number }): Promise<KnownJob> {
 	const seen = await context.watches.lastSeen(connection.fingerprint, jobId);

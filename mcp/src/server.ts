@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
+import { registerJobView, rendersViews } from './appView';
 import type { ToolContext } from './context';
 import { registerGenerateVideo } from './tools/generateVideo';
 import { registerGetJob } from './tools/getJob';
@@ -14,12 +15,15 @@ const INSTRUCTIONS =
 /**
  * An MCP server over the process's shared tool context: one per stdio connection, one per HTTP
  * request (the SDK makes one for each, on either protocol era), so it holds nothing of its own.
+ * `views`: the request's client renders MCP Apps views, as the HTTP server learns it from the
+ * request; a stdio client's capabilities are read from its initialize.
  */
-export function createServer(context: ToolContext): McpServer {
+export function createServer(context: ToolContext, options: { views?: boolean } = {}): McpServer {
 	const server = new McpServer({ name: packageJson.name, title: 'Omni Video', version: packageJson.version }, { instructions: INSTRUCTIONS });
 	registerGenerateVideo(server, context);
 	registerWaitForJob(server, context);
 	registerGetJob(server, context);
 	registerUploadImage(server, context);
+	registerJobView(server, context, () => options.views === true || rendersViews(server.server.getClientCapabilities()));
 	return server;
 }

@@ -1,5 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
 import { defaultStateDir } from './state/stateDir';
+import { signInLimits, type SignInLimits } from './signIn/signInThrottle';
 import { baseUrlProblem, normaliseBaseUrl, type PlanName } from '../../core';
 
 /** How long a call waits for its video by default: inside the 60 s most clients allow a call. */
@@ -54,7 +55,24 @@ export interface Settings {
 	 * secret (OMNI_VIDEO_MCP_SECRET) seals kept keys and signs the sign-in's cookies; every replica
 	 * has the same one.
 	 */
-	signIn?: { way: SignInWay; secret: string; accessTokenSeconds: number };
+	signIn?: {
+		way: SignInWay;
+		secret: string;
+		accessTokenSeconds: number;
+		/** How hard sign-in pushes back on wrong tries, key checks and registrations (OMNI_VIDEO_MCP_SIGN_IN_LIMITS). */
+		limits: SignInLimits;
+		/** A proxy of the operator's is in front: a request's address is X-Forwarded-For's last entry (OMNI_VIDEO_MCP_TRUST_PROXY=1). */
+		trustProxy: boolean;
+	};
+	/**
+	 * The origins the service serves videos from (its CDN, which the spec leaves open): what the job
+	 * view's content security policy lets it load, and nothing else. The API's own origin by default.
+	 */
+	videoOrigins: string[];
+	/** The job view's dedicated sandbox origin, as the host asks for it (`_meta.ui.domain`), when set. */
+	viewDomain?: string;
+	/** What ChatGPT's domain check reads at /.well-known/openai-apps-challenge (HTTP only), when set. */
+	openaiChallenge?: string;
 }
 
 export type SignInWay = 'own-key' | 'team';
@@ -86,7 +104,7 @@ function flagValue(argv: string[], flag: string): string | undefined {
 	return next;
 }
 
-const FLAGS = ['--http', '--port', '--host', '--allow-origin', '--wait-seconds', '--allow-dir', '--state-dir', '--state-file', '--redis', '--redis-cluster', '--public-url', '--sign-in', '--help'];
+const FLAGS = ['--http', '--port', '--host', '--allow-origin', '--wait-seconds', '--allow-dir', '--state-dir', '--state-file', '--redis', '--redis-cluster', '--public-url', '--sign-in', '--video-origin', '--view-domain', '--help'];
 
 /** Reads the settings; a wrong one stops the server with a message saying which and how to fix it. */
 export function readSettings(argv: string[], env: Env): Settings {
@@ -127,7 +145,32 @@ export function readSettings(argv: string[], env: Env): Settings {
 		publicUrl,
 		webhookSecret: env.OMNI_VIDEO_WEBHOOK_SECRET?.trim() || undefined,
 		signIn: signInSetting(flagValue(argv, '--sign-in') ?? env.OMNI_VIDEO_MCP_SIGN_IN, publicUrl, env),
+		videoOrigins: videoOriginsSetting([...flagValues(argv, '--video-origin'), ...(env.OMNI_VIDEO_VIDEO_ORIGINS ?? '').split(',')], baseUrl),
+		viewDomain: (flagValue(argv, '--view-domain') ?? env.OMNI_VIDEO_MCP_VIEW_DOMAIN)?.trim() || undefined,
+		openaiChallenge: env.OMNI_VIDEO_MCP_OPENAI_CHALLENGE?.trim() || undefined,
 	};
+}
+
+/** Each given origin as an origin (scheme, host, port); none given, the API's own. */
+function videoOriginsSetting(texts: string[], baseUrl: string): string[] {
+	const given = texts.map((text) => text.trim()).filter(Boolean);
+	const origins = given.map((text) => {
+		let url: URL;
+		try {
+			url = new URL(text);
+		} catch {
+			throw new SettingsError(`--video-origin (OMNI_VIDEO_VIDEO_ORIGINS) must be the origin the service serves videos from, such as https://cdn.example.com (got "${text}").`);
+		}
+		if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new SettingsError(`--video-origin must be an https origin (got "${text}").`);
+		return url.origin;
+	});
+	if (origins.length > 0) return [...new Set(origins)];
+	if (baseUrl === '') return [];
+	try {
+		return [new URL(baseUrl).origin];
+	} catch {
+		return [];
+	}
 }
 
 /** Sign-in is on with a public URL (own keys unless said otherwise), off without one or with --sign-in off. */
@@ -152,7 +195,15 @@ function signInSetting(text: string | undefined, publicUrl: string | undefined, 
 	}
 	if (way === 'team' && !env.OMNI_VIDEO_API_KEY?.trim()) throw new SettingsError('--sign-in team needs the team\'s key in OMNI_VIDEO_API_KEY: members sign in, and their calls use it.');
 	const accessTokenSeconds = positiveNumber('OMNI_VIDEO_MCP_ACCESS_TOKEN_SECONDS', env.OMNI_VIDEO_MCP_ACCESS_TOKEN_SECONDS, 3_600, 86_400, 10) as number;
-	return { way, secret, accessTokenSeconds: Math.floor(accessTokenSeconds) };
+	let limits: SignInLimits;
+	try {
+		limits = signInLimits(env.OMNI_VIDEO_MCP_SIGN_IN_LIMITS);
+	} catch (error) {
+		throw new SettingsError(error instanceof Error ? error.message : String(error));
+	}
+	const trustProxy = (env.OMNI_VIDEO_MCP_TRUST_PROXY ?? '').trim();
+	if (!['', '0', '1'].includes(trustProxy)) throw new SettingsError(`OMNI_VIDEO_MCP_TRUST_PROXY is 1 (a proxy of yours is in front and sets X-Forwarded-For) or 0 (got "${trustProxy}").`);
+	return { way, secret, accessTokenSeconds: Math.floor(accessTokenSeconds), limits, trustProxy: trustProxy === '1' };
 }
 
 /** The public address, without a trailing slash; only an HTTP server can be called back. */

@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { keyFingerprint, normaliseBaseUrl } from '../../core';
 import { planRecordName } from '../src/planRecords';
 import { recordFileName } from '../src/state/fileStore';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { call, counts, overStdio, RUN_ROWS, sandboxFor, serverEnv, stateDir, type Connected } from './support/mcpHarness';
 
 jest.setTimeout(240_000);
@@ -60,10 +60,12 @@ describe.each(RUN_ROWS)('server processes sharing one records folder, --service 
 });
 
 describe('the records folder when things go wrong', () => {
-	it("a damaged earlier release's file: the server starts, says so in one line, and works", async () => {
+	it('a damaged record: the server says so in one line, sets it aside and works', async () => {
 		const sandbox = await sandboxFor('default');
 		const dir = stateDir();
-		writeFileSync(join(dir, 'ledger.json'), '{"creates": {"truncated');
+		mkdirSync(join(dir, 'records'));
+		const plan = join(dir, 'records', recordFileName(planRecordName(keyFingerprint(sandbox.keys.pro, normaliseBaseUrl(sandbox.url)))));
+		writeFileSync(plan, '{"value": {"sent": [17');
 		// A 2025 client: one that negotiates starts a server of its own first to ask which era it speaks,
 		// and that one, not the server the test reads, would be the one to find the file.
 		const server = await overStdio(serverEnv(sandbox, { OMNI_VIDEO_MCP_STATE_DIR: dir }), [], 'v1');
@@ -71,7 +73,7 @@ describe('the records folder when things go wrong', () => {
 			const made = await call(server.client, 'generate_video', { prompt: 'After the damage', resolution: '720P', duration: 4, waitSeconds: 0 });
 			expect(made.isError).toBeFalsy();
 			expect(server.log().split('\n').filter((line) => line.includes('could not be read'))).toHaveLength(1);
-			expect(readdirSync(dir).filter((file) => file.startsWith('ledger.json.damaged-'))).toHaveLength(1);
+			expect(readdirSync(join(dir, 'records')).filter((file) => file.startsWith(`${basename(plan)}.damaged-`))).toHaveLength(1);
 		} finally {
 			await server.close();
 			await sandbox.close();

@@ -11,7 +11,8 @@ import { FileStore } from '../src/state/fileStore';
 import { RedisStore } from '../src/state/redisStore';
 import { MemoryStore, type StateStore } from '../src/state/store';
 import { Accounts } from '../src/signIn/accounts';
-import { oauthAdapter } from '../src/signIn/oauthRecords';
+import { oauthAdapter, oauthRecordId, oauthRecordName, UNUSED_CLIENT_MS } from '../src/signIn/oauthRecords';
+import { SignInThrottle } from '../src/signIn/signInThrottle';
 import { KeySeal } from '../src/signIn/sealedKey';
 import { REDIS_SERVER, startRedis, startRedisCluster, type RedisServer } from './support/team';
 import { TwinStore } from './support/twinStore';
@@ -163,6 +164,116 @@ describe.each(stores)('each step on %s', (_name, open) => {
 		await (await guard.reserve('fp3', request)).release();
 	});
 
+	it("sign-in's records at rest: a token, code or session kept by its hash, found by itself; an app forgotten after a day until its first grant", async () => {
+		const { store } = opened;
+		const adapter = oauthAdapter(store, now);
+		const tokens = adapter('AccessToken');
+		const secret = `tok_${Math.random().toString(36).slice(2)}`;
+		await tokens.upsert(secret, { jti: secret, grantId: 'grant_h', accountId: 'key:fp', kind: 'AccessToken' }, 3600);
+		// Not under its own name, and nowhere in what is kept under its hash.
+		expect(await store.get(oauthRecordName('AccessToken', secret))).toBeUndefined();
+		const kept = await store.get<{ payload: string }>(oauthRecordName('AccessToken', oauthRecordId('AccessToken', secret)));
+		expect(JSON.stringify(kept)).not.toContain(secret);
+		expect(await tokens.find(secret)).toMatchObject({ jti: secret, grantId: 'grant_h' });
+		await tokens.consume(secret);
+		expect(await tokens.find(secret)).toMatchObject({ consumed: expect.any(Number) });
+		await tokens.revokeByGrantId('grant_h');
+		expect(await tokens.find(secret)).toBeUndefined();
+		// A session: by its hash; found by its uid (its cookie nowhere), and an interaction keeps no cookie.
+		const cookie = `ses_${Math.random().toString(36).slice(2)}`;
+		await adapter('Session').upsert(cookie, { jti: cookie, uid: 'uid_h', accountId: 'key:fp' }, 3600);
+		expect(await adapter('Session').find(cookie)).toMatchObject({ jti: cookie, accountId: 'key:fp' });
+		expect(await adapter('Session').findByUid('uid_h')).toMatchObject({ accountId: 'key:fp' });
+		expect(JSON.stringify(await store.get('oauth:session-uid:uid_h'))).not.toContain(cookie);
+		await adapter('Interaction').upsert('int_h', { jti: 'int_h', session: { uid: 'uid_h', cookie, accountId: 'key:fp' } }, 600);
+		expect(JSON.stringify(await store.get(oauthRecordName('Interaction', 'int_h')))).not.toContain(cookie);
+		expect(await adapter('Interaction').find('int_h')).toMatchObject({ session: { uid: 'uid_h', accountId: 'key:fp' } });
+
+		// An app registered and never used is kept a day; its first grant keeps it as long as any.
+		const clients = adapter('Client');
+		await clients.upsert('app_h', { client_id: 'app_h', redirect_uris: ['https://app.example/cb'] });
+		const until = async () => (await store.get<{ expiresAtMs: number }>(oauthRecordName('Client', 'app_h')))?.expiresAtMs ?? 0;
+		expect(await until()).toBeLessThanOrEqual(Date.now() + UNUSED_CLIENT_MS);
+		expect(await until()).toBeGreaterThan(Date.now() + UNUSED_CLIENT_MS - 60_000);
+		await adapter('Grant').upsert('grant_app_h', { jti: 'grant_app_h', clientId: 'app_h', accountId: 'key:fp' }, 3600);
+		expect(await until()).toBeGreaterThan(Date.now() + 300 * UNUSED_CLIENT_MS);
+		await adapter('Grant').upsert('grant_app_h2', { jti: 'grant_app_h2', clientId: 'app_h', accountId: 'key:fp' }, 3600);
+		expect(await until()).toBeGreaterThan(Date.now() + 300 * UNUSED_CLIENT_MS);
+	});
+
+	it("sign-in's throttle: wrong tries lock a name and an address for a growing time; key checks and registrations bounded per window, exactly, under a race", async () => {
+		const { store } = opened;
+		let offset = 0;
+		const clock = () => Date.now() + offset;
+		const limits = { failures: 2, lockMs: 1_000, maxLockMs: 3_000, windowMs: 60_000, keyChecks: 3, keyChecksInAll: 5, registrations: 2 };
+		const throttle = new SignInThrottle(store, limits, clock);
+		const who = `m${Math.random().toString(36).slice(2)}`;
+		const address = `198.51.100.${Math.floor(Math.random() * 200)}`;
+		expect(await throttle.locked(address, who)).toBeUndefined();
+		// Two free wrong tries, then 1 s, 2 s, then the cap of 3 s.
+		expect(await throttle.failed(address, who)).toBeUndefined();
+		expect(await throttle.failed(address, who)).toBeUndefined();
+		const locks: number[] = [];
+		for (let i = 0; i < 3; i++) {
+			const held = await throttle.failed(address, who);
+			expect(held?.reason).toBe('member_locked');
+			locks.push((held?.untilMs ?? 0) - clock());
+		}
+		expect(locks.map((ms) => Math.round(ms / 1000))).toEqual([1, 2, 3]);
+		expect(await throttle.locked(address, who)).toMatchObject({ reason: 'member_locked' });
+		// Another name from the same address is not locked (an address gets four times as many tries).
+		expect(await throttle.locked(address, `${who}x`)).toBeUndefined();
+		offset += 3_100;
+		expect(await throttle.locked(address, who)).toBeUndefined();
+		await throttle.succeeded(who);
+		expect(await throttle.failed(address, who)).toBeUndefined();
+		// The address: locked after four times the free tries, whatever the names.
+		for (let i = 0; i < 2; i++) await throttle.failed(address, `${who}-${i}`);
+		const addressLock = await throttle.failed(address);
+		expect(addressLock?.reason).toBe('address_locked');
+		expect(await throttle.locked(address)).toMatchObject({ reason: 'address_locked' });
+
+		// Key checks: three for this address in the window, raced; then the window's end frees them.
+		const other = `203.0.113.${Math.floor(Math.random() * 200)}`;
+		const raced = await Promise.all(Array.from({ length: 6 }, () => throttle.takeKeyCheck(other)));
+		expect(raced.filter((held) => held === undefined)).toHaveLength(3);
+		expect(raced.find((held) => held !== undefined)).toMatchObject({ reason: 'key_checks_address' });
+		// And five in all: two more from a third address, then everyone waits.
+		const third = `192.0.2.${Math.floor(Math.random() * 200)}`;
+		const before = await Promise.all(Array.from({ length: 3 }, () => throttle.takeKeyCheck(third)));
+		expect(before.filter((held) => held?.reason === 'key_checks_all').length).toBeGreaterThanOrEqual(1);
+		expect(await throttle.takeRegistration(other)).toBeUndefined();
+		expect(await throttle.takeRegistration(other)).toBeUndefined();
+		expect(await throttle.takeRegistration(other)).toMatchObject({ reason: 'registrations_address' });
+		expect(await throttle.takeRegistration(third)).toBeUndefined();
+	});
+
+	it('a cap set or lowered after spending holds at once: every job counted, capped or not; at or over it nothing goes, whatever the price', async () => {
+		let clock = Date.now();
+		const request = validateGenerateInput({ prompt: 'p', resolution: '720P', duration: 4 });
+		const uhd = validateGenerateInput({ prompt: 'p', resolution: '4K', duration: 10 });
+		// No cap on the key nor on the member while they spend 20 credits.
+		const uncapped = new SpendGuard(undefined, opened.store, () => clock);
+		await (await uncapped.reserve('fp5', request, { name: 'cy' })).release();
+		await uncapped.observe('fp5', job('job_c1', 'queued', { creditsQueued: 20 }), request);
+		await uncapped.observeMade({ name: 'cy' }, job('job_c1', 'queued', { creditsQueued: 20 }), request);
+		// The admin caps the member at 5: refused, a 4K of 10 s whose price nobody learned too.
+		const capped = new SpendGuard(undefined, opened.store, () => clock);
+		await expect(capped.reserve('fp5', request, { name: 'cy', cap: { credits: 5, periodHours: 24 } })).rejects.toThrow(/your own cap as a member of the team is 5 credits per 24 h, 20 are spent/);
+		await expect(capped.reserve('fp5', uhd, { name: 'cy', cap: { credits: 5, periodHours: 24 } })).rejects.toThrow(SpendCapError);
+		// A cap of another period counts the same jobs (a slice written for 24 h is counted whole).
+		await expect(capped.reserve('fp5', uhd, { name: 'cy', cap: { credits: 20, periodHours: 1 } })).rejects.toThrow(/20 credits per 1 h, 20 are spent/);
+		// The key's own cap, set after the same spending: refused as well, at 20 of 20 with no price known.
+		await expect(new SpendGuard({ credits: 20, periodHours: 24 }, opened.store, () => clock).reserve('fp5', uhd)).rejects.toThrow(/your spend cap is 20 credits per 24 h, 20 are spent/);
+		await (await new SpendGuard({ credits: 41, periodHours: 24 }, opened.store, () => clock).reserve('fp5', request)).release();
+		// A job whose credits change later moves in the slice it was first counted in.
+		await new SpendGuard({ credits: 30, periodHours: 1 }, opened.store, () => clock).observe('fp5', job('job_c1', 'failed', { creditsUsed: 0 }));
+		await (await new SpendGuard({ credits: 5, periodHours: 24 }, opened.store, () => clock).reserve('fp5', uhd)).release();
+		// Past the period, what was spent no longer counts.
+		clock += 25 * 3_600_000;
+		await (await capped.reserve('fp5', request, { name: 'cy', cap: { credits: 20, periodHours: 24 } })).release();
+	});
+
 	it("a call's cancellation, heard by another process", async () => {
 		const cancels = new CallCancels(opened.store, now);
 		const followed = cancels.follow('fp4|session|7');
@@ -205,15 +316,32 @@ describe.each(stores)('each step on %s', (_name, open) => {
 		expect(await accounts.capMember('ann', { credits: 10, periodHours: 1 })).toBe(true);
 		expect(await accounts.capMember('ben', undefined)).toBe(true);
 		expect(await accounts.capMember('nobody', undefined)).toBe(false);
-		await accounts.noteMemberJob('ann', 'job_1');
-		await accounts.noteMemberJob('ann', 'job_1');
-		await accounts.noteMemberJob('ann', 'job_2');
+		await accounts.noteMemberJob({ name: 'ann' }, 'job_1');
+		await accounts.noteMemberJob({ name: 'ann' }, 'job_1');
+		await accounts.noteMemberJob({ name: 'ann' }, 'job_2');
 		const listed = await accounts.members();
 		expect(listed.map(({ member }) => member.name).sort()).toEqual(['ann', 'ben']);
 		const ann = listed.find(({ member }) => member.name === 'ann');
 		expect(ann?.member.cap).toEqual({ credits: 10, periodHours: 1 });
 		expect(ann?.jobs).toEqual({ count: 2, latest: [expect.objectContaining({ jobId: 'job_2' }), expect.objectContaining({ jobId: 'job_1' })] });
 		expect(listed.find(({ member }) => member.name === 'ben')?.member.cap ?? undefined).toBeUndefined();
+		// Who made each job: the first member to note it, as of their membership; one read whether the job exists or not.
+		expect(await accounts.jobMaker('job_1')).toEqual({ member: 'ann', since: 0 });
+		await accounts.noteMemberJob({ name: 'ben', since: 7 }, 'job_1');
+		expect(await accounts.jobMaker('job_1')).toEqual({ member: 'ann', since: 0 });
+		expect(await accounts.jobMaker('job_none')).toBeUndefined();
+		expect(await accounts.memberJobs('ann')).toEqual({ count: 2, latest: [expect.objectContaining({ jobId: 'job_2' }), expect.objectContaining({ jobId: 'job_1' })] });
+		expect(await accounts.memberJobs('nobody')).toBeUndefined();
+		// A sign-in noted on the member's record: the latest, and each app once (latest first); a cap keeps them.
+		await accounts.noteMemberSignIn('ann', { clientId: 'app_a', name: 'Claude' });
+		await accounts.noteMemberSignIn('ann', { clientId: 'app_b', name: 'ChatGPT' });
+		await accounts.noteMemberSignIn('ann', { clientId: 'app_a', name: 'Claude' });
+		await accounts.noteMemberSignIn('nobody', { clientId: 'app_a', name: 'Claude' });
+		expect(await accounts.member('nobody')).toBeUndefined();
+		expect(await accounts.capMember('ann', { credits: 5, periodHours: 24 })).toBe(true);
+		const signedIn = await accounts.member('ann');
+		expect(signedIn).toMatchObject({ lastSignIn: { clientId: 'app_a', app: 'Claude', atMs: expect.any(Number) }, cap: { credits: 5 } });
+		expect(signedIn?.apps?.map((app) => app.clientId)).toEqual(['app_a', 'app_b']);
 		expect(await accounts.removeMember('ann')).toBe(true);
 		expect(await accounts.removeMember('ann')).toBe(false);
 		expect(await accounts.member('ann')).toBeUndefined();

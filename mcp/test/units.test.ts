@@ -10,6 +10,9 @@ import { FileStore } from '../src/state/fileStore';
 import { RedisStore } from '../src/state/redisStore';
 import { defaultStateDir } from '../src/state/stateDir';
 import { MemoryStore } from '../src/state/store';
+import { Accounts } from '../src/signIn/accounts';
+import { NotYoursError, ownJob } from '../src/ownJob';
+import { DEFAULT_SIGN_IN_LIMITS } from '../src/signIn/signInThrottle';
 
 describe('how a retry is told from a new request (docs/mcp.md#retries-and-new-videos)', () => {
 	const request = validateGenerateInput({ prompt: 'A heron', resolution: '1080p' });
@@ -153,7 +156,7 @@ describe('settings', () => {
 
 	it('turns sign-in on with a public URL: own keys by default, team on request, off when asked; each needs what it stands on', () => {
 		const secret = { OMNI_VIDEO_MCP_SECRET: 'x'.repeat(32) };
-		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com'], secret).signIn).toEqual({ way: 'own-key', secret: 'x'.repeat(32), accessTokenSeconds: 3600 });
+		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com'], secret).signIn).toEqual({ way: 'own-key', secret: 'x'.repeat(32), accessTokenSeconds: 3600, limits: DEFAULT_SIGN_IN_LIMITS, trustProxy: false });
 		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com', '--sign-in', 'team'], { ...secret, OMNI_VIDEO_API_KEY: 'k' }).signIn?.way).toBe('team');
 		expect(readSettings(['--http', '--public-url', 'https://mcp.example.com', '--sign-in', 'off'], {}).signIn).toBeUndefined();
 		expect(readSettings(['--http'], secret).signIn).toBeUndefined();
@@ -185,5 +188,23 @@ describe('Redis records when Redis is not there (the rest with a real redis-serv
 		expect(Date.now() - startedAt).toBeLessThan(8_000);
 		// The password is never printed.
 		expect(lines.join('\n')).not.toContain('secret');
+	});
+});
+
+describe('ownJob: a team member reads only the jobs they made', () => {
+	it('their own job passes; another member\'s, one nobody made, and one made under their name before they were added again are refused alike; no member, no check', async () => {
+		const accounts = new Accounts(new MemoryStore());
+		const context = { accounts };
+		const ann = { signedIn: { accountId: 'member:ann' as const, member: { name: 'ann', since: 100 } } };
+		await accounts.noteMemberJob({ name: 'ann', since: 100 }, 'job_ann');
+		await accounts.noteMemberJob({ name: 'ben', since: 5 }, 'job_ben');
+		await accounts.noteMemberJob({ name: 'ann', since: 50 }, 'job_old_ann');
+		await expect(ownJob(context, ann, 'job_ann')).resolves.toBeUndefined();
+		const refusals = await Promise.all(['job_ben', 'job_nobody', 'job_old_ann'].map((jobId) => ownJob(context, ann, jobId).then(() => 'let through', (error: unknown) => error)));
+		for (const refusal of refusals) expect(refusal).toBeInstanceOf(NotYoursError);
+		expect(new Set(refusals.map((refusal, i) => (refusal as Error).message.replace(['job_ben', 'job_nobody', 'job_old_ann'][i], 'JOB'))).size).toBe(1);
+		// People with their own key, and bearer keys, are no members: the service keeps other keys' jobs from them.
+		await expect(ownJob(context, { signedIn: { accountId: 'key:fp' } }, 'job_ben')).resolves.toBeUndefined();
+		await expect(ownJob(context, {}, 'job_ben')).resolves.toBeUndefined();
 	});
 });

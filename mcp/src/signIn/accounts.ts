@@ -11,6 +11,10 @@ const ACCOUNT_KEEP_MS = 400 * 24 * 3_600_000;
 const MEMBER_KEEP_MS = 100 * 365 * 24 * 3_600_000;
 /** The jobs a member's record names (their latest); the count goes on. */
 const MEMBER_JOBS_KEPT = 50;
+/** Who made a job is kept this long: the member reads their own job as long as the service keeps it. */
+const JOB_MAKER_KEEP_MS = 400 * 24 * 3_600_000;
+/** The apps a member's record names (the latest they signed in from). */
+const MEMBER_APPS_KEPT = 10;
 
 /** Who a token stands for: a person's own key (by its fingerprint), or a member of the team's key. */
 export type AccountId = `key:${string}` | `member:${string}`;
@@ -26,6 +30,25 @@ export interface Member {
 	codeHash: string;
 	cap?: SpendCap;
 	addedAtMs: number;
+	/** Their latest sign-in, and the apps they signed in from (latest first). */
+	lastSignIn?: MemberSignIn;
+	apps?: MemberSignIn[];
+}
+
+/** A sign-in of a member's: when, and which app (its client id and the name it registered). */
+export interface MemberSignIn {
+	atMs: number;
+	clientId: string;
+	app: string;
+}
+
+/**
+ * Which member made a job, as of which membership (their added time: a name removed and added
+ * again is someone new, who did not make the jobs of the name before).
+ */
+export interface JobMaker {
+	member: string;
+	since: number;
 }
 
 export interface MemberJobs {
@@ -37,6 +60,7 @@ export interface MemberJobs {
 const keyAccountName = (fingerprint: string) => `account:{${fingerprint}}`;
 const memberName = (name: string) => `member:{team}:${name}`;
 const memberJobsName = (name: string) => `member-jobs:{team}:${name}`;
+const jobMakerName = (jobId: string) => `job-maker:{team}:${jobId}`;
 const MEMBERS = 'members:{team}';
 
 /** A member's name as typed at sign-in and in the CLI: letters, digits, dot, dash, underscore, @. */
@@ -113,15 +137,17 @@ return answer(true)`,
 );
 
 const noteMemberJob = recordStep<
-	{ jobId: string; atMs: number; kept: number; expiresAtMs: number },
+	{ jobId: string; atMs: number; kept: number; expiresAtMs: number; maker: JobMaker; makerExpiresAtMs: number },
 	void
 >(
 	'note member job',
-	([value], { jobId, atMs, kept, expiresAtMs }) => {
+	([value, made], { jobId, atMs, kept, expiresAtMs, maker, makerExpiresAtMs }) => {
 		const jobs = value as MemberJobs | undefined;
 		const latest = list<MemberJobs['latest'][number]>(jobs?.latest);
+		// The job's maker is written once: a job is never handed to another member.
+		const makerWrite = made === undefined ? { value: maker, expiresAtMs: makerExpiresAtMs } : undefined;
 		if (latest.some((job) => job.jobId === jobId))
-			return { writes: [undefined], answer: undefined };
+			return { writes: [undefined, makerWrite], answer: undefined };
 		return {
 			writes: [
 				{
@@ -131,11 +157,13 @@ const noteMemberJob = recordStep<
 					},
 					expiresAtMs,
 				},
+				makerWrite,
 			],
 			answer: undefined,
 		};
 	},
-	`local jobs = load(1) or {}
+	`if load(2) == nil then save(2, args.maker, args.makerExpiresAtMs) end
+local jobs = load(1) or {}
 local latest = {}
 for _, job in ipairs(jobs.latest or {}) do
 	if job.jobId == args.jobId then return nil end
@@ -143,6 +171,27 @@ end
 table.insert(latest, { jobId = args.jobId, atMs = args.atMs })
 for _, job in ipairs(jobs.latest or {}) do if #latest < args.kept then table.insert(latest, job) end end
 save(1, { count = (jobs.count or 0) + 1, latest = latest }, args.expiresAtMs)
+return nil`,
+);
+
+/** Notes a member's sign-in on their record: when, and from which app; nothing for a member removed meanwhile. */
+const noteMemberSignIn = recordStep<{ signIn: MemberSignIn; kept: number; expiresAtMs: number }, void>(
+	'note member sign-in',
+	([existing], { signIn, kept, expiresAtMs }) => {
+		if (existing === undefined) return { writes: [undefined], answer: undefined };
+		const member = existing as Member;
+		const apps = [signIn, ...list<MemberSignIn>(member.apps).filter((app) => app.clientId !== signIn.clientId)].slice(0, kept);
+		return { writes: [{ value: { ...member, lastSignIn: signIn, apps }, expiresAtMs }], answer: undefined };
+	},
+	`local member = load(1)
+if member == nil then return nil end
+local apps = { args.signIn }
+for _, app in ipairs(member.apps or {}) do
+	if app.clientId ~= args.signIn.clientId and #apps < args.kept then table.insert(apps, app) end
+end
+member.lastSignIn = args.signIn
+member.apps = apps
+save(1, member, args.expiresAtMs)
 return nil`,
 );
 
@@ -254,12 +303,43 @@ export class Accounts {
 			}));
 	}
 
-	async noteMemberJob(name: string, jobId: string): Promise<void> {
+	/** Notes a job the member made: counted on their record, and theirs alone to read (see ownJob). */
+	async noteMemberJob(member: { name: string; since?: number }, jobId: string): Promise<void> {
 		const nowMs = this.now();
 		await this.store.run(
 			noteMemberJob,
-			[memberJobsName(name)],
-			{ jobId, atMs: nowMs, kept: MEMBER_JOBS_KEPT, expiresAtMs: nowMs + MEMBER_KEEP_MS },
+			[memberJobsName(member.name), jobMakerName(jobId)],
+			{
+				jobId,
+				atMs: nowMs,
+				kept: MEMBER_JOBS_KEPT,
+				expiresAtMs: nowMs + MEMBER_KEEP_MS,
+				maker: { member: member.name, since: member.since ?? 0 },
+				makerExpiresAtMs: nowMs + JOB_MAKER_KEEP_MS,
+			},
+			nowMs,
+		);
+	}
+
+	/** Who made the job, when a member did (one read, whether the job exists or not). */
+	async jobMaker(jobId: string): Promise<JobMaker | undefined> {
+		return await this.store.get<JobMaker>(jobMakerName(jobId));
+	}
+
+	/** The member's jobs: how many they made, and the latest (newest first). */
+	async memberJobs(name: string): Promise<MemberJobs | undefined> {
+		if (!(await this.member(name))) return undefined;
+		const jobs = await this.store.get<MemberJobs>(memberJobsName(name));
+		return { count: jobs?.count ?? 0, latest: list(jobs?.latest) };
+	}
+
+	/** Notes that the member signed in now, from this app (for the admin's `members list`). */
+	async noteMemberSignIn(name: string, app: { clientId: string; name: string }): Promise<void> {
+		const nowMs = this.now();
+		await this.store.run(
+			noteMemberSignIn,
+			[memberName(name)],
+			{ signIn: { atMs: nowMs, clientId: app.clientId, app: app.name }, kept: MEMBER_APPS_KEPT, expiresAtMs: nowMs + MEMBER_KEEP_MS },
 			nowMs,
 		);
 	}

@@ -28,6 +28,14 @@ const ROUTES = {
 	challenge: '/oauth/challenge',
 } as const;
 
+/** What the authorization server did with a token, for the operator: never the token itself. */
+export interface TokenEvent {
+	event: 'grant' | 'refresh' | 'refresh_reuse' | 'revocation';
+	accountId?: string;
+	clientId?: string;
+	clientName?: string;
+}
+
 export interface AuthServer {
 	provider: ProviderType;
 	/** This server's MCP endpoint as a resource (RFC 8707): the only audience its tokens have. */
@@ -54,11 +62,8 @@ export async function createAuthServer(options: {
 	accessTokenSeconds: number;
 	store: StateStore;
 	accountLive: (id: AccountId) => Promise<boolean>;
-	/**
-	 * Lets a client ID metadata document on this machine's own addresses be fetched: for developing
-	 * a client locally. Otherwise oidc-provider refuses loopback and private addresses (SSRF).
-	 */
-	loopbackClientMetadata?: boolean;
+	/** Told of each grant, refresh, refresh token reused, and revocation: for the operator's log and counters. */
+	observe?: (event: TokenEvent) => void;
 }): Promise<AuthServer> {
 	// oidc-provider is an ES module: imported when sign-in is on, never by a server without it.
 	const { default: Provider, errors } = await import('oidc-provider');
@@ -67,7 +72,7 @@ export async function createAuthServer(options: {
 	const configuration: Configuration = {
 		adapter: oauthAdapter(options.store),
 		clients: [],
-		cookies: { keys: [derived(options.secret, 'cookie signing').toString('base64url')] },
+		cookies: cookieSettings(issuer, derived(options.secret, 'cookie signing').toString('base64url')),
 		jwks: { keys: [signingKey(options.secret)] },
 		clientDefaults: {
 			grant_types: ['authorization_code', 'refresh_token'],
@@ -76,12 +81,35 @@ export async function createAuthServer(options: {
 			id_token_signed_response_alg: 'EdDSA',
 		},
 		responseTypes: ['code'],
+		// oidc-provider adds `openid` to these whatever is set: no grant ever carries it (the page grants
+		// only these two), so no ID token is issued, and the metadata does not list it (see onlyWhatWeUse).
 		scopes: [VIDEO_SCOPE, 'offline_access'],
 		pkce: { required: () => true },
+		// Public clients only (MCP's apps hold no secret): no client_secret_*, no private_key_jwt.
+		clientAuthMethods: ['none'],
+		// Only https redirects, or http to the app's own machine (OAuth 2.1 §2.3.1, MCP authorization),
+		// for Dynamic Client Registration and Client ID Metadata Documents alike (both go through it).
+		extraClientMetadata: {
+			properties: ['redirect_uris'],
+			validator: (_ctx, key, value) => {
+				if (key !== 'redirect_uris' || !Array.isArray(value)) return;
+				const unsafe = (value as unknown[]).find((uri) => typeof uri !== 'string' || !safeRedirectUri(uri));
+				if (unsafe !== undefined)
+					throw new errors.InvalidClientMetadata(
+						`redirect_uris must be https addresses, or http on this machine's loopback (127.0.0.1, [::1], localhost): ${String(unsafe)} is neither, so a code sent there could be read on the way.`,
+					);
+			},
+		},
 		features: {
 			devInteractions: { enabled: false },
+			// Off: what the apps use is the authorization code with PKCE, refresh and revocation.
+			pushedAuthorizationRequests: { enabled: false },
+			dPoP: { enabled: false },
+			introspection: { enabled: false },
+			claimsParameter: { enabled: false },
 			registration: { enabled: true },
-			revocation: { enabled: true },
+			// An app revokes only its own tokens (public clients: another's is silently left alone, RFC 7009 §2.1).
+			revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
 			rpInitiatedLogout: { enabled: false },
 			userinfo: { enabled: false },
 			clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
@@ -118,7 +146,6 @@ export async function createAuthServer(options: {
 			(await options.accountLive(id as AccountId))
 				? { accountId: id, claims: () => ({ sub: id }) }
 				: undefined,
-		...(options.loopbackClientMetadata ? { fetch: (url: string | URL | Request, init?: RequestInit) => fetch(url, { ...init, dispatcher: undefined } as RequestInit) } : {}),
 		renderError: async (ctx, out) => {
 			ctx.type = 'html';
 			ctx.body = errorPage(out.error_description ?? out.error);
@@ -127,6 +154,27 @@ export async function createAuthServer(options: {
 	const provider = new Provider(issuer, configuration);
 	// Requests are taken to come by the public URL (see handle).
 	provider.proxy = true;
+	provider.use(noStoreNoFraming);
+	provider.use(onlyWhatWeUse);
+	const observe = options.observe;
+	if (observe) {
+		const about = (ctx: KoaContextWithOIDC) => {
+			const { entities, client } = ctx.oidc;
+			const token = entities.AccessToken ?? entities.RefreshToken ?? entities.Grant;
+			return { accountId: token?.accountId as string | undefined, clientId: client?.clientId, clientName: client?.clientName };
+		};
+		provider.on('grant.success', (ctx: KoaContextWithOIDC) => observe({ event: ctx.oidc.params?.grant_type === 'refresh_token' ? 'refresh' : 'grant', ...about(ctx) }));
+		provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error_detail?: string }) => {
+			// oidc-provider's InvalidGrant says why in its detail: a rotated refresh token presented again (its grant is revoked).
+			if (error.error_detail === 'refresh token already used') observe({ event: 'refresh_reuse', ...about(ctx) });
+		});
+		// oidc-provider emits no event for a revocation: seen as the revocation route's answer.
+		const revocations = async (ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> => {
+			await next();
+			if (ctx.oidc?.route === 'revocation' && ctx.status === 200 && (ctx.oidc.entities.AccessToken || ctx.oidc.entities.RefreshToken)) observe({ event: 'revocation', ...about(ctx) });
+		};
+		provider.use(revocations);
+	}
 	const callback = provider.callback();
 	const { host: publicHost, protocol } = new URL(issuer);
 	const publicProto = protocol.replace(':', '');
@@ -145,9 +193,81 @@ export async function createAuthServer(options: {
 			// Every address it makes (a resume, a redirect) is on the public URL, whatever Host a proxy in front passed.
 			req.headers['x-forwarded-host'] = publicHost;
 			req.headers['x-forwarded-proto'] = publicProto;
+			if (req.url?.startsWith(ROUTES.authorization)) {
+				// Apps send the authorization request as a GET (the SDK, Claude.ai, ChatGPT): the POST form is not taken.
+				if (req.method === 'POST') {
+					res.writeHead(405, { allow: 'GET', 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'" }).end();
+					return;
+				}
+				req.url = withoutOpenId(req.url);
+			}
 			callback(req, res);
 		},
 	};
+}
+
+/**
+ * An authorization request's scope without `openid`: oidc-provider always offers OpenID Connect's
+ * scope, and asked for it would either issue an ID token (not used here) or ask again at every
+ * resume. An app asking for it gets what there is (the token answer's scope says so), as OAuth lets
+ * a server grant less than asked.
+ */
+function withoutOpenId(url: string): string {
+	const parsed = new URL(url, 'http://server');
+	const scope = parsed.searchParams.get('scope');
+	if (scope === null || !scope.split(' ').includes('openid')) return url;
+	parsed.searchParams.set('scope', scope.split(' ').filter((item) => item !== 'openid').join(' '));
+	return `${parsed.pathname}${parsed.search}`;
+}
+
+/** A redirect URI an app may register: https, or http to a loopback address (the app on the person's machine). */
+export function safeRedirectUri(uri: string): boolean {
+	const url = URL.parse(uri);
+	if (!url) return false;
+	if (url.protocol === 'https:') return true;
+	return url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
+}
+
+/**
+ * The cookies of a sign-in: signed with a key derived from the secret; on an https public URL
+ * Secure, and `__Host-` (no Domain, Path=/, so no other host or path can set or shadow them) where
+ * oidc-provider lets the path be /; the resume cookie's path is the resume route's, so it is `__Secure-`.
+ */
+export function cookieSettings(publicUrl: string, key: string): NonNullable<Configuration['cookies']> {
+	const secure = new URL(publicUrl).protocol === 'https:';
+	const options = { httpOnly: true, sameSite: 'lax' as const, path: '/', ...(secure ? { secure: true } : {}) };
+	return {
+		keys: [key],
+		long: options,
+		short: options,
+		names: secure
+			? { session: '__Host-session', interaction: '__Host-interaction', resume: '__Secure-interaction-resume' }
+			: { session: '_session', interaction: '_interaction', resume: '_interaction_resume' },
+	};
+}
+
+/**
+ * Every answer of the authorization server (redirects, error pages, metadata, tokens) is neither
+ * cached nor framed: a cached redirect would replay a code, a framed error page invite clickjacking.
+ */
+async function noStoreNoFraming(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+	await next();
+	ctx.set('cache-control', 'no-store');
+	ctx.set('x-frame-options', 'DENY');
+	const policy = ctx.response.get('content-security-policy');
+	if (!/frame-ancestors/.test(policy)) ctx.set('content-security-policy', policy ? `${policy}; frame-ancestors 'none'` : "frame-ancestors 'none'");
+}
+
+/** What the metadata advertises beyond what is used (oidc-provider always lists OpenID's parts): left out. */
+const NOT_ADVERTISED = ['claims_supported', 'claims_parameter_supported', 'claim_types_supported', 'id_token_signing_alg_values_supported', 'subject_types_supported', 'request_uri_parameter_supported', 'token_endpoint_auth_signing_alg_values_supported'];
+
+async function onlyWhatWeUse(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+	await next();
+	if (ctx.oidc?.route !== 'discovery' || !ctx.body || typeof ctx.body !== 'object') return;
+	const body = { ...(ctx.body as Record<string, unknown>) };
+	for (const key of NOT_ADVERTISED) delete body[key];
+	if (Array.isArray(body.scopes_supported)) body.scopes_supported = (body.scopes_supported as string[]).filter((scope) => scope !== 'openid');
+	ctx.body = body;
 }
 
 function derived(secret: string, purpose: string): Buffer {

@@ -6,7 +6,8 @@ import { VIDEO_SCOPE, type AuthServer } from './authServer';
 /** Who a signed-in call is made for, beside the key it uses: a team member has a cap and a record of their own. */
 export interface SignedIn {
 	accountId: AccountId;
-	member?: { name: string; cap?: SpendCap };
+	/** `since`: when the member was added (their jobs are those made since; see ownJob). */
+	member?: { name: string; cap?: SpendCap; since?: number };
 }
 
 /** What the SDK hands each tool call as ctx.http.authInfo (its AuthInfo), with our part in `extra`. */

@@ -7,6 +7,8 @@ import { createAuthServer } from './authServer';
 import { BearerGate, type CallAuth } from './bearerAccess';
 import { KeySeal } from './sealedKey';
 import { SIGN_IN_PATH, SignInPage, type SignInCheck, type SignInForm } from './signInPage';
+import { clientAddress, SignInThrottle, type Held } from './signInThrottle';
+import { metrics } from '../telemetry/metrics';
 
 const PROTECTED_RESOURCE_PATHS = new Set(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']);
 
@@ -38,16 +40,50 @@ export async function startSignIn(context: ToolContext, store: StateStore): Prom
 		const member = signIn.way === 'team' ? await accounts.member(accountId.slice('member:'.length)) : undefined;
 		const teamKey = context.settings.envApiKey;
 		if (!member || !teamKey) return undefined;
-		return { apiKey: teamKey, plan: context.settings.plan, signedIn: { accountId, member: { name: member.name, ...(member.cap ? { cap: member.cap } : {}) } } };
+		return { apiKey: teamKey, plan: context.settings.plan, signedIn: { accountId, member: { name: member.name, since: member.addedAtMs, ...(member.cap ? { cap: member.cap } : {}) } } };
 	};
 
-	const check = async (form: SignInForm): Promise<SignInCheck> => {
+	const throttle = new SignInThrottle(store, signIn.limits);
+	const replica = store.holder;
+	// One line per event for the operator: who (member name or key fingerprint), which app, which replica; never a key, code or token.
+	const note = (line: string) => context.say(`omni-video-mcp: sign-in: ${line}, on replica ${replica}`);
+	const appOf = (app: { clientId: string; name: string }) => `app ${app.name} (${app.clientId})`;
+	const refuse = (held: Held, app: { clientId: string; name: string }, address: string): SignInCheck => {
+		metrics.signInRefused(held.reason);
+		note(`refused (${held.reason}) from ${address} for ${appOf(app)}`);
+		return { ok: false, status: 429, reason: heldReason(held) };
+	};
+
+	const check = async (form: SignInForm, app: { clientId: string; name: string }, address: string): Promise<SignInCheck> => {
 		if (form.way === 'team') {
+			// A locked name or address is refused before the code is looked at: guessing gets no answer.
+			const held = await throttle.locked(address, form.member);
+			if (held) return refuse(held, app, address);
 			const member = await accounts.memberSigningIn(form.member, form.code);
-			return member ? { ok: true, accountId: `member:${member.name}` } : { ok: false, status: 401, reason: 'That member name and sign-in code do not match a member of this team. Check both with your admin.' };
+			// For the admin's `members list`; a sign-in is not refused for want of this note.
+			if (member) await accounts.noteMemberSignIn(member.name, app).catch(() => undefined);
+			if (member) {
+				await throttle.succeeded(form.member);
+				metrics.signInEvent('sign_in');
+				note(`member ${member.name} signed in from ${address} with ${appOf(app)}`);
+				return { ok: true, accountId: `member:${member.name}` };
+			}
+			metrics.signInRefused('wrong_code');
+			note(`refused (wrong_code) from ${address} for ${appOf(app)}`);
+			const locked = await throttle.failed(address, form.member);
+			return { ok: false, status: 401, reason: `That member name and sign-in code do not match a member of this team. Check both with your admin.${locked ? ` ${heldReason(locked)}` : ''}` };
 		}
 		if (baseUrl === '') return { ok: false, status: 503, reason: 'This server has no Omni Video address set (OMNI_VIDEO_BASE_URL): tell whoever runs it.' };
+		// Refused here, before the service is asked: a locked address, or the window's key checks used up.
+		const held = (await throttle.locked(address)) ?? (await throttle.takeKeyCheck(address));
+		if (held) return refuse(held, app, address);
 		const checked = await context.checkKey(form.apiKey, form.plan);
+		if (!checked.ok && (checked.problem === 'key' || checked.problem === 'no_api_access')) {
+			metrics.signInRefused('wrong_key');
+			note(`refused (wrong_key) from ${address} for ${appOf(app)}`);
+			const locked = await throttle.failed(address);
+			if (locked) return { ok: false, status: 401, reason: `Omni Video did not accept this API key. ${heldReason(locked)}` };
+		}
 		if (!checked.ok) {
 			const reason =
 				checked.problem === 'key'
@@ -58,6 +94,8 @@ export async function startSignIn(context: ToolContext, store: StateStore): Prom
 			return { ok: false, status: checked.problem === 'key' || checked.problem === 'no_api_access' ? 401 : 503, reason };
 		}
 		const fingerprint = keyFingerprint(form.apiKey, baseUrl);
+		metrics.signInEvent('sign_in');
+		note(`key ${fingerprint} signed in from ${address} with ${appOf(app)}`);
 		return { ok: true, accountId: await accounts.keepKey(fingerprint, form.apiKey, checked.servicePlan ?? form.plan, seal) };
 	};
 
@@ -67,10 +105,13 @@ export async function startSignIn(context: ToolContext, store: StateStore): Prom
 		accessTokenSeconds: signIn.accessTokenSeconds,
 		store,
 		accountLive: async (id) => (await resolve(id)) !== undefined,
-		loopbackClientMetadata: process.env.OMNI_VIDEO_MCP_LOOPBACK_CLIENT_METADATA === '1',
+		observe: ({ event, accountId, clientId, clientName }) => {
+			metrics.signInEvent(event);
+			note(`${event.replace('_', ' ')} for ${whoOf(accountId)} by app ${clientName ?? 'unnamed'} (${clientId ?? 'unknown client'})`);
+		},
 	});
 	const gate = new BearerGate(auth, resolve);
-	const page = new SignInPage(auth, { way: signIn.way, secret: signIn.secret, publicUrl, check });
+	const page = new SignInPage(auth, { way: signIn.way, secret: signIn.secret, publicUrl, check, trustProxy: signIn.trustProxy });
 	return {
 		gate,
 		serves: (path) => PROTECTED_RESOURCE_PATHS.has(path) || auth.serves(path) || path.startsWith(SIGN_IN_PATH),
@@ -80,7 +121,46 @@ export async function startSignIn(context: ToolContext, store: StateStore): Prom
 				return;
 			}
 			if (path.startsWith(SIGN_IN_PATH)) return page.handle(req, res, path.slice(SIGN_IN_PATH.length));
+			// Registration is open to anyone: bounded per address, so that no one fills the records with apps.
+			if (path === '/oauth/register' && req.method === 'POST') {
+				const address = clientAddress(req, signIn.trustProxy);
+				const held = await throttle.takeRegistration(address);
+				if (held) {
+					metrics.signInRefused(held.reason);
+					note(`registration refused (${held.reason}) from ${address}`);
+					res.writeHead(429, { 'content-type': 'application/json', 'cache-control': 'no-store', 'retry-after': String(Math.max(1, Math.ceil((held.untilMs - Date.now()) / 1000))) });
+					res.end(JSON.stringify({ error: 'temporarily_unavailable', error_description: heldReason(held) }));
+					return;
+				}
+			}
 			auth.handle(req, res);
 		},
 	};
+}
+
+/** Who an account is, as the log names it: a member by name, a key by its fingerprint. */
+function whoOf(accountId: string | undefined): string {
+	if (accountId?.startsWith('member:')) return `member ${accountId.slice('member:'.length)}`;
+	if (accountId?.startsWith('key:')) return `key ${accountId.slice('key:'.length)}`;
+	return 'an account';
+}
+
+/** What the page (or an app) is told about a refusal before any check: why, and how long to wait. */
+export function heldReason(held: Held): string {
+	const seconds = Math.max(1, Math.ceil((held.untilMs - Date.now()) / 1000));
+	const wait = seconds >= 120 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} seconds`;
+	switch (held.reason) {
+		case 'member_locked':
+			return `Too many wrong sign-in codes for this member name: it is locked for ${wait}, whoever tries. Wait, then try again, or ask your admin for a new code.`;
+		case 'address_locked':
+			return `Too many wrong tries from your network: sign-in from here is paused for ${wait}. Nothing was checked.`;
+		case 'key_checks_address':
+			return `This server has checked as many keys from your network as it does in one window: try again in ${wait}. Nothing was checked.`;
+		case 'key_checks_all':
+			return `This server has checked as many keys as it does in one window: try again in ${wait}. Nothing was checked.`;
+		case 'registrations_address':
+			return `Too many apps registered from this address: try again in ${wait}.`;
+		default:
+			return `Try again in ${wait}.`;
+	}
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PlanName } from '../../../core';
 import type { AccountId } from './accounts';
 import { escapeHtml, VIDEO_SCOPE, type AuthServer } from './authServer';
+import { clientAddress } from './signInThrottle';
 
 /** The path of a sign-in: /signin/<the authorization server's interaction id>. */
 export const SIGN_IN_PATH = '/signin/';
@@ -19,8 +20,10 @@ export interface SignInPageOptions {
 	way: SignInWay;
 	secret: string;
 	publicUrl: string;
-	/** Checks what the person typed: their key (one lookup that costs no credits) or their member code. */
-	check(form: SignInForm): Promise<SignInCheck>;
+	/** Checks what the person typed: their key (one lookup that costs no credits) or their member code; `app` is who asks. */
+	check(form: SignInForm, app: { clientId: string; name: string }, address: string): Promise<SignInCheck>;
+	/** Whether a proxy of the operator's is in front: `address` is then the one it saw (see clientAddress). */
+	trustProxy: boolean;
 }
 
 export type SignInForm =
@@ -80,6 +83,9 @@ export class SignInPage {
 		const app = {
 			name: client?.clientName ?? hostOf(clientId) ?? 'An app',
 			host: hostOf(redirectUri) ?? 'an unknown address',
+			// Who the app is, as far as this server can tell (a name is whatever the app says): the host
+			// of its client_id URL when it is one (a metadata document, fetched from there), else where its codes go.
+			from: (isUrl(clientId) ? hostOf(clientId) : hostOf(redirectUri)) ?? 'an unknown address',
 			redirectOrigin: originOf(redirectUri),
 		};
 		if (req.method === 'GET') return this.send(res, 200, this.form(uid, app), app.redirectOrigin);
@@ -117,7 +123,7 @@ export class SignInPage {
 			));
 		}
 		const filled = this.read(form);
-		const checked = filled.ok ? await this.options.check(filled.form) : filled;
+		const checked = filled.ok ? await this.options.check(filled.form, { clientId, name: app.name }, clientAddress(req, this.options.trustProxy)) : filled;
 		if (!checked.ok)
 			return this.send(
 				res,
@@ -179,7 +185,7 @@ export class SignInPage {
 
 	private form(
 		uid: string,
-		app: { name: string; host: string },
+		app: { name: string; host: string; from: string },
 		problem?: string,
 		member?: string,
 	): string {
@@ -199,7 +205,12 @@ export class SignInPage {
 				: 'Your key is checked with one lookup that costs no credits, then kept encrypted on this server. The app never sees it: it gets a token that works until you disconnect it.';
 		return page(
 			`Connect ${app.name} to Omni Video`,
-			`${alert}<p><strong>${escapeHtml(app.name)}</strong> (returning to <strong>${escapeHtml(app.host)}</strong>) asks to make videos and read their status with your Omni Video account. Videos it makes use your credits.</p>
+			`${alert}<p class="from">From <strong>${escapeHtml(app.from)}</strong>. Continue only if you started this from an app you know at that address.</p>
+<p><strong>${escapeHtml(app.name)}</strong> (returning to <strong>${escapeHtml(app.host)}</strong>) asks to make videos and read their status ${
+				this.options.way === 'team'
+					? 'with your team’s Omni Video key. Videos it makes use the team’s credits, within any cap your admin set for you.'
+					: 'with your Omni Video account. Videos it makes use your credits.'
+			}</p>
 <form method="post" action="${SIGN_IN_PATH}${escapeHtml(uid)}">
 <input type="hidden" name="csrf" value="${this.csrf(uid)}">
 ${fields}
@@ -238,7 +249,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:30rem;m
 h1{font-size:1.4rem}label{display:block;margin-top:1rem;font-weight:600}
 input,select{display:block;width:100%;box-sizing:border-box;font-size:1rem;padding:.6rem;margin-top:.3rem;border:1px solid #767676;border-radius:4px}
 input:focus,select:focus,button:focus{outline:3px solid #1a5fb4;outline-offset:2px}
-.hint{font-weight:400;color:#4a4a4a;font-size:.95rem}.problem{background:#fde7e9;border-left:4px solid #b00020;padding:.6rem .8rem}
+.from{font-size:1.1rem;background:#eef3fb;border-left:4px solid #1a5fb4;padding:.6rem .8rem}.hint{font-weight:400;color:#4a4a4a;font-size:.95rem}.problem{background:#fde7e9;border-left:4px solid #b00020;padding:.6rem .8rem}
 .actions{display:flex;gap:.75rem;margin-top:1.25rem;flex-wrap:wrap}
 button{font-size:1rem;padding:.65rem 1.4rem;border-radius:4px;border:1px solid #1a5fb4;background:#1a5fb4;color:#fff;cursor:pointer}
 button.secondary{background:#fff;color:#1a5fb4}
@@ -254,6 +265,10 @@ function hostOf(url: string): string | undefined {
 	} catch {
 		return undefined;
 	}
+}
+
+function isUrl(text: string): boolean {
+	return /^https?:\/\//.test(text);
 }
 
 function originOf(url: string): string | undefined {

@@ -107,6 +107,28 @@ export class ServerMetrics {
 		collect: (): void => this.keys.set(keysHeld()),
 	});
 
+	private readonly signInRefusals = new Counter({
+		name: 'omni_video_mcp_sign_in_refusals_total',
+		help: 'Sign-in tries and registrations refused, by reason: wrong_code, wrong_key, member_locked, address_locked, key_checks_address, key_checks_all, registrations_address.',
+		labelNames: ['reason'] as const,
+		registers: [this.registry],
+	});
+
+	private readonly signInEvents = new Counter({
+		name: 'omni_video_mcp_sign_in_events_total',
+		help: 'What happened at sign-in, by event: sign_in (the page), grant (a code exchanged), refresh, refresh_reuse (a used refresh token again: its grant ended), revocation.',
+		labelNames: ['event'] as const,
+		registers: [this.registry],
+	});
+
+	signInRefused(reason: string): void {
+		this.signInRefusals.inc({ reason });
+	}
+
+	signInEvent(event: 'sign_in' | 'grant' | 'refresh' | 'refresh_reuse' | 'revocation'): void {
+		this.signInEvents.inc({ event });
+	}
+
 	toolCall(tool: string, outcome: ToolOutcome, seconds: number): void {
 		this.toolCalls.inc({ tool, outcome });
 		this.toolCallSeconds.observe({ tool }, seconds);

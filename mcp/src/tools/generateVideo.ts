@@ -4,6 +4,7 @@ import type { GenerateVideoRequest } from '../../../core/types';
 import { CreateClaimedElsewhere, CreateOutcomeUnknownError, createMayHaveMadeJob, GENERATE_LIMITS, validateGenerateInput, type GenerateVideoInput, type GeneratedJob } from '../../../core';
 import type { Connection } from '../connection';
 import type { Progress } from '../progress';
+import { viewLink } from '../appView';
 import type { ToolContext } from '../context';
 import type { ToolCall } from '../toolCall';
 import { runTool } from '../toolRun';
@@ -47,6 +48,7 @@ export function registerGenerateVideo(server: McpServer, context: ToolContext): 
 			inputSchema: z.object(inputShape),
 			outputSchema: z.object(jobOutputShape),
 			annotations: { title: 'Generate a video', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+			_meta: viewLink,
 		},
 		(args, ctx) => runTool(context, ctx, 'generate_video', (call) => generate(context, args, call)),
 	);

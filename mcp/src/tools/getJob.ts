@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { isTerminal, validateJobId } from '../../../core';
+import { viewLink } from '../appView';
 import type { ToolContext } from '../context';
 import type { ToolCall } from '../toolCall';
 import { runTool } from '../toolRun';
 import { jobIdShape, jobOutputShape, jobResult } from '../jobResult';
+import { ownJob } from '../ownJob';
 import { afterSecondsFor, seenAgo } from '../waitWithin';
 
 /** A look this recent answers get_job even with no schedule running: asking again would tell nothing new. */
@@ -21,7 +23,8 @@ export function registerGetJob(server: McpServer, context: ToolContext): void {
 				'Use it after generate_video returned a receipt; to wait for the video instead, call wait_for_job.',
 			inputSchema: z.object(jobIdShape),
 			outputSchema: z.object(jobOutputShape),
-			annotations: { title: 'Get a video job', readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+			annotations: { title: 'Get a video job', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+			_meta: viewLink,
 		},
 		(args, ctx) => runTool(context, ctx, 'get_job', (call) => lookUp(context, args.jobId, call)),
 	);
@@ -29,6 +32,7 @@ export function registerGetJob(server: McpServer, context: ToolContext): void {
 
 async function lookUp(context: ToolContext, jobIdArg: string, call: ToolCall): Promise<CallToolResult> {
 	const jobId = validateJobId(jobIdArg);
+	await ownJob(context, call, jobId);
 	const connection = context.connect(call);
 	const running = context.watches.running(jobId);
 	const seen = await context.watches.lastSeen(connection.fingerprint, jobId);

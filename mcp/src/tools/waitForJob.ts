@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { validateJobId } from '../../../core';
+import { viewLink } from '../appView';
 import type { ToolContext } from '../context';
 import type { ToolCall } from '../toolCall';
 import { runTool } from '../toolRun';
 import { jobIdShape, jobOutputShape } from '../jobResult';
 import { knownJob } from '../knownJob';
+import { ownJob } from '../ownJob';
 import { progressFor } from '../progress';
 import { boundedWait, MAX_WAIT_SECONDS } from '../settings';
 import { waitWithin } from '../waitWithin';
@@ -20,7 +22,8 @@ export function registerWaitForJob(server: McpServer, context: ToolContext): voi
 				'or a receipt if it is still rendering: call wait_for_job again after nextStep.afterSeconds then. Costs no credits.',
 			inputSchema: z.object({ ...jobIdShape, waitSeconds: z.number().optional().describe(`How long to wait, 0 to ${MAX_WAIT_SECONDS} seconds.`) }),
 			outputSchema: z.object(jobOutputShape),
-			annotations: { title: 'Wait for a video job', readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+			annotations: { title: 'Wait for a video job', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+			_meta: viewLink,
 		},
 		(args, ctx) => runTool(context, ctx, 'wait_for_job', (call) => wait(context, args, call)),
 	);
@@ -28,6 +31,7 @@ export function registerWaitForJob(server: McpServer, context: ToolContext): voi
 
 async function wait(context: ToolContext, args: { jobId: string; waitSeconds?: number }, call: ToolCall): Promise<CallToolResult> {
 	const jobId = validateJobId(args.jobId);
+	await ownJob(context, call, jobId);
 	const waitSeconds = boundedWait(args.waitSeconds, context.settings.waitSeconds);
 	const deadlineMs = Date.now() + waitSeconds * 1000;
 	const connection = context.connect(call);

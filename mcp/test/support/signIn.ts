@@ -244,3 +244,125 @@ export async function mcpWith(url: string, bearer: string | undefined): Promise<
 	});
 	return { status: answer.status, challenge: answer.headers.get('www-authenticate'), body: await answer.text() };
 }
+
+/** Registers an app by DCR as sent, answering the status and the body (its registration token too); `headers` go with the request. */
+export async function registerRaw(issuer: string, redirectUri: string, extra: Record<string, unknown> & { headers?: Record<string, string> } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+	const { headers = {}, ...fields } = extra;
+	const answer = await fetch(`${issuer}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ client_name: 'An App', redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', ...fields }) });
+	return { status: answer.status, body: (await answer.json()) as Record<string, unknown> };
+}
+
+/** An authorization server as issue 63's checks see it, on one process or on replicas behind the proxy. */
+export interface AuthServerUnderTest {
+	issuer: string;
+	/** How many processes answer at the issuer in turn (the proxy's round robin): each is asked. */
+	replicas: number;
+	chrome: Browser;
+	target: RedirectTarget;
+	/** Apps' client ID metadata documents: one naming `target`, one naming http://evil.example/cb. */
+	metadata: { safe: string; unsafe: string };
+	/** What a person types on the page (their key, or their member name and code). */
+	fill: (page: Page) => Promise<void>;
+	/** The service's lookups per sign-in: 1 for a person's own key (its check), 0 for a member. */
+	lookupsPerSignIn: number;
+	/** Requests the service has seen so far (the sandbox's journal). */
+	requests: () => number;
+	/** Where codes and tokens of the run go, to be looked for in every line and record. */
+	secrets: (string | undefined)[];
+}
+
+/**
+ * The registrations of these checks come as from an address of their own (a proxy's X-Forwarded-For,
+ * ignored where none is trusted), so that they leave a layout's allowance from 127.0.0.1 to its other cases.
+ */
+const CHECKS_ADDRESS = { 'x-forwarded-for': '192.0.2.63' };
+
+/**
+ * Issue 63, "only safe redirects": registration refuses http://evil.example/cb with the reason (DCR,
+ * and a metadata document naming it, refused when read with no redirect anywhere), takes https and
+ * loopback http; the page names the app by its metadata document's host or its redirect's; 0 requests.
+ */
+export async function onlySafeRedirects(server: AuthServerUnderTest): Promise<void> {
+	const { issuer, metadata, target } = server;
+	const before = server.requests();
+	const evil = await registerRaw(issuer, 'http://evil.example/cb', { headers: CHECKS_ADDRESS });
+	expect(evil.status).toBe(400);
+	expect(evil.body).toMatchObject({ error: 'invalid_redirect_uri', error_description: expect.stringContaining('http://evil.example/cb') });
+	for (const uri of ['https://app.example/cb', 'http://127.0.0.1:9/cb', 'http://[::1]:9/cb', 'http://localhost:9/cb']) expect((await registerRaw(issuer, uri, { headers: CHECKS_ADDRESS })).status).toBe(201);
+	// A metadata document naming an unsafe redirect: refused when it is read (by each replica), with the reason, no redirect anywhere.
+	const { challenge } = pkcePair();
+	for (let i = 0; i < server.replicas; i++) {
+		const cimd = await fetch(authorizationUrl(issuer, { clientId: metadata.unsafe, redirectUri: 'http://evil.example/cb', challenge }), { redirect: 'manual' });
+		expect(cimd.status).toBe(400);
+		expect(cimd.headers.get('location')).toBeNull();
+		expect(await cimd.text()).toContain('redirect_uris must be https');
+	}
+	// The page names the app by the host of its metadata document, or of its redirect URI.
+	const context = await server.chrome.newContext();
+	try {
+		const page = await context.newPage();
+		await page.goto(authorizationUrl(issuer, { clientId: metadata.safe, redirectUri: target.url, challenge }).toString());
+		expect(await page.locator('.from').textContent()).toContain(`From ${new URL(metadata.safe).host}`);
+		const named = await registerRaw(issuer, target.url, { client_name: 'Named App', headers: CHECKS_ADDRESS });
+		await page.goto(authorizationUrl(issuer, { clientId: String(named.body.client_id), redirectUri: target.url, challenge }).toString());
+		expect(await page.locator('.from').textContent()).toContain(`From ${new URL(target.url).host}`);
+	} finally {
+		await context.close();
+	}
+	expect(server.requests() - before).toBe(0);
+}
+
+/** Every answer of the authorization server: not kept by any cache, not shown in any frame. */
+function unframeable(response: Response): void {
+	expect(response.headers.get('cache-control')).toBe('no-store');
+	expect(response.headers.get('x-frame-options')).toBe('DENY');
+	expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+}
+
+/**
+ * Issue 63, "only what is used": every replica's metadata lists code with PKCE S256, refresh and
+ * public clients and nothing else (no PAR, DPoP, introspection, OpenID); a client with a secret is
+ * refused; the metadata, PAR's 404, the authorize redirect, its error page and a token error are
+ * each no-store and unframeable; an app asking for openid gets no ID token. Only the sign-in's own lookups.
+ */
+export async function onlyWhatIsUsed(server: AuthServerUnderTest): Promise<void> {
+	const { issuer, target } = server;
+	const before = server.requests();
+	const advertised = new Set<string>();
+	for (let i = 0; i < server.replicas; i++) {
+		const answer = await fetch(`${issuer}/.well-known/oauth-authorization-server`);
+		unframeable(answer);
+		const metadata = (await answer.json()) as Record<string, unknown>;
+		expect(metadata).toMatchObject({ scopes_supported: ['videos', 'offline_access'], token_endpoint_auth_methods_supported: ['none'], grant_types_supported: ['authorization_code', 'refresh_token'], response_types_supported: ['code'], code_challenge_methods_supported: ['S256'] });
+		for (const absent of ['pushed_authorization_request_endpoint', 'dpop_signing_alg_values_supported', 'introspection_endpoint', 'userinfo_endpoint', 'end_session_endpoint', 'id_token_signing_alg_values_supported', 'claims_supported', 'token_endpoint_auth_signing_alg_values_supported']) expect(metadata).not.toHaveProperty(absent);
+		advertised.add(JSON.stringify(metadata));
+	}
+	// Every replica advertises the same.
+	expect(advertised.size).toBe(1);
+	// A client with a secret: refused at registration.
+	expect(await registerRaw(issuer, target.url, { token_endpoint_auth_method: 'client_secret_basic', headers: CHECKS_ADDRESS })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
+	// PAR is not there.
+	const par = await fetch(`${issuer}/oauth/par`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=x' });
+	expect(par.status).toBe(404);
+	unframeable(par);
+	// The authorization endpoint's redirect, its error page and the token endpoint's error: no-store, unframeable.
+	const clientId = String((await registerRaw(issuer, target.url, { client_name: 'Plain App', headers: CHECKS_ADDRESS })).body.client_id);
+	const pair = pkcePair();
+	const redirect = await fetch(authorizationUrl(issuer, { clientId, redirectUri: target.url, challenge: pair.challenge }), { redirect: 'manual' });
+	expect(redirect.status).toBe(303);
+	unframeable(redirect);
+	const errorPage = await fetch(authorizationUrl(issuer, { clientId: 'no-such-app', redirectUri: target.url, challenge: pair.challenge }), { redirect: 'manual' });
+	expect(errorPage.status).toBe(400);
+	unframeable(errorPage);
+	const tokenError = await fetch(`${issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x', client_id: clientId, code_verifier: pair.verifier, redirect_uri: target.url }).toString() });
+	expect(tokenError.status).toBe(400);
+	unframeable(tokenError);
+	// An app asking for openid: its grant has no openid, so no ID token (oidc-provider always knows the scope; nothing grants it).
+	const landed = await (await signInWithBrowser(server.chrome, target, server.fill))(authorizationUrl(issuer, { clientId, redirectUri: target.url, challenge: pair.challenge, scope: 'openid videos offline_access' }));
+	const tokens = await tokenEndpoint(issuer, 'token', { grant_type: 'authorization_code', code: String(landed.get('code')), redirect_uri: target.url, code_verifier: pair.verifier, client_id: clientId });
+	server.secrets.push(String(landed.get('code')), String(tokens.body.access_token), String(tokens.body.refresh_token));
+	expect(tokens.status).toBe(200);
+	expect(tokens.body).not.toHaveProperty('id_token');
+	expect(String(tokens.body.scope).split(' ')).not.toContain('openid');
+	expect(server.requests() - before).toBe(server.lookupsPerSignIn);
+}
