@@ -21,7 +21,7 @@ const JITTER = 0.2;
 /**
  * What one look is worth, as a share of the key's median render time, in idle time: the learned
  * schedule spends a look where it saves at least this much expected idle. Chosen on the bench's
- * trade-off curve (bench/results/tradeoff.md): lower buys less idle with more requests, higher the
+ * trade-off curve (bench/results/tradeoff.svg): lower buys less idle with more requests, higher the
  * reverse.
  */
 export const DEFAULT_LOOK_COST_SHARE = 0.15;
