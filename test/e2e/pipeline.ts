@@ -92,14 +92,17 @@ export async function pipelineEachRowOnce(context: Context, name: string, restar
 	// right after the first parked could find its jobs ended after it and no tick between (CI met it).
 	// The first batch waits for the last of 4 of the longest renders, the next tick comes within 5 s.
 	// Seen so, with the first still waiting: what n8n's timestamps say afterwards may differ (a resumed
-	// execution may be listed with another start time).
+	// execution may be listed with another start time). The restart comes once no tick is mid-step:
+	// n8n stopping under a running step ends it crashed, with the rows it took left taken, which is
+	// not what this check is about (docs/n8n.md says what to do then).
 	let seenDuringFirst: string[] = [];
 	await waitUntil(
-		'a tick started while the first batch is parked',
+		'a tick started while the first batch is parked, and no tick mid-step',
 		async () => {
 			const listed = await n8n.executions(workflowId);
 			const later = listed.filter((execution) => execution.id !== first.id && Date.parse(execution.startedAt) > Date.parse(first.startedAt));
 			if (listed.find((execution) => execution.id === first.id)?.status !== 'waiting' || later.length === 0) return false;
+			if (listed.some((execution) => execution.status === 'running' || execution.status === 'new')) return false;
 			seenDuringFirst = later.map((execution) => execution.id);
 			return true;
 		},
