@@ -340,7 +340,7 @@ describe.each(stores)('each step on %s', (_name, open) => {
 		expect(await accounts.member('nobody')).toBeUndefined();
 		expect(await accounts.capMember('ann', { credits: 5, periodHours: 24 })).toBe(true);
 		const signedIn = await accounts.member('ann');
-		expect(signedIn).toMatchObject({ lastSignIn: { clientId: 'app_a', app: 'Claude', atMs: expect.any(Number) }, cap: { credits: 5 } });
+		expect(signedIn).toMatchObject({ apps: [{ clientId: 'app_a', app: 'Claude', atMs: expect.any(Number) }, expect.anything()], cap: { credits: 5 } });
 		expect(signedIn?.apps?.map((app) => app.clientId)).toEqual(['app_a', 'app_b']);
 		expect(await accounts.removeMember('ann')).toBe(true);
 		expect(await accounts.removeMember('ann')).toBe(false);

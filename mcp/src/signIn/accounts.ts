@@ -30,8 +30,7 @@ export interface Member {
 	codeHash: string;
 	cap?: SpendCap;
 	addedAtMs: number;
-	/** Their latest sign-in, and the apps they signed in from (latest first). */
-	lastSignIn?: MemberSignIn;
+	/** The apps they signed in from, each at its latest sign-in, latest first: the first is their last sign-in. */
 	apps?: MemberSignIn[];
 }
 
@@ -181,7 +180,7 @@ const noteMemberSignIn = recordStep<{ signIn: MemberSignIn; kept: number; expire
 		if (existing === undefined) return { writes: [undefined], answer: undefined };
 		const member = existing as Member;
 		const apps = [signIn, ...list<MemberSignIn>(member.apps).filter((app) => app.clientId !== signIn.clientId)].slice(0, kept);
-		return { writes: [{ value: { ...member, lastSignIn: signIn, apps }, expiresAtMs }], answer: undefined };
+		return { writes: [{ value: { ...member, apps }, expiresAtMs }], answer: undefined };
 	},
 	`local member = load(1)
 if member == nil then return nil end
@@ -189,7 +188,6 @@ local apps = { args.signIn }
 for _, app in ipairs(member.apps or {}) do
 	if app.clientId ~= args.signIn.clientId and #apps < args.kept then table.insert(apps, app) end
 end
-member.lastSignIn = args.signIn
 member.apps = apps
 save(1, member, args.expiresAtMs)
 return nil`,

@@ -78,8 +78,8 @@ export async function membersCommand(argv: string[], env: Record<string, string 
 			for (const { member, jobs } of members) {
 				const cap = member.cap ? `cap ${member.cap.credits} credits / ${member.cap.periodHours} h` : 'no cap of their own';
 				const latest = jobs.latest[0] ? `, latest ${jobs.latest[0].jobId} at ${new Date(jobs.latest[0].atMs).toISOString()}` : '';
-				const apps = list<MemberSignIn>(member.apps).map((app) => `${app.app} (${app.clientId})`);
-				const signedIn = member.lastSignIn ? `last sign-in ${new Date(member.lastSignIn.atMs).toISOString()} from ${member.lastSignIn.app}, apps: ${apps.join(', ')}` : 'never signed in';
+				const apps = list<MemberSignIn>(member.apps);
+				const signedIn = apps[0] ? `last sign-in ${new Date(apps[0].atMs).toISOString()} from ${apps[0].app}, apps: ${apps.map((app) => `${app.app} (${app.clientId})`).join(', ')}` : 'never signed in';
 				say(`${member.name}: added ${new Date(member.addedAtMs).toISOString()}, ${cap}, ${jobs.count} job(s) made${latest}; ${signedIn}`);
 			}
 		}

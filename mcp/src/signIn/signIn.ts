@@ -7,7 +7,7 @@ import { createAuthServer } from './authServer';
 import { BearerGate, type CallAuth } from './bearerAccess';
 import { KeySeal } from './sealedKey';
 import { SIGN_IN_PATH, SignInPage, type SignInCheck, type SignInForm } from './signInPage';
-import { clientAddress, SignInThrottle, type Held } from './signInThrottle';
+import { clientAddress, SignInThrottle, type Held, type RefusalReason } from './signInThrottle';
 import { metrics } from '../telemetry/metrics';
 
 const PROTECTED_RESOURCE_PATHS = new Set(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']);
@@ -48,9 +48,12 @@ export async function startSignIn(context: ToolContext, store: StateStore): Prom
 	// One line per event for the operator: who (member name or key fingerprint), which app, which replica; never a key, code or token.
 	const note = (line: string) => context.say(`omni-video-mcp: sign-in: ${line}, on replica ${replica}`);
 	const appOf = (app: { clientId: string; name: string }) => `app ${app.name} (${app.clientId})`;
+	const noteRefused = (reason: RefusalReason, app: { clientId: string; name: string }, address: string) => {
+		metrics.signInRefused(reason);
+		note(`refused (${reason}) from ${address} for ${appOf(app)}`);
+	};
 	const refuse = (held: Held, app: { clientId: string; name: string }, address: string): SignInCheck => {
-		metrics.signInRefused(held.reason);
-		note(`refused (${held.reason}) from ${address} for ${appOf(app)}`);
+		noteRefused(held.reason, app, address);
 		return { ok: false, status: 429, reason: heldReason(held) };
 	};
 
@@ -60,16 +63,15 @@ export async function startSignIn(context: ToolContext, store: StateStore): Prom
 			const held = await throttle.locked(address, form.member);
 			if (held) return refuse(held, app, address);
 			const member = await accounts.memberSigningIn(form.member, form.code);
-			// For the admin's `members list`; a sign-in is not refused for want of this note.
-			if (member) await accounts.noteMemberSignIn(member.name, app).catch(() => undefined);
 			if (member) {
+				// For the admin's `members list`; a sign-in is not refused for want of this note.
+				await accounts.noteMemberSignIn(member.name, app).catch(() => undefined);
 				await throttle.succeeded(form.member);
 				metrics.signInEvent('sign_in');
 				note(`member ${member.name} signed in from ${address} with ${appOf(app)}`);
 				return { ok: true, accountId: `member:${member.name}` };
 			}
-			metrics.signInRefused('wrong_code');
-			note(`refused (wrong_code) from ${address} for ${appOf(app)}`);
+			noteRefused('wrong_code', app, address);
 			const locked = await throttle.failed(address, form.member);
 			return { ok: false, status: 401, reason: `That member name and sign-in code do not match a member of this team. Check both with your admin.${locked ? ` ${heldReason(locked)}` : ''}` };
 		}
@@ -79,8 +81,7 @@ export async function startSignIn(context: ToolContext, store: StateStore): Prom
 		if (held) return refuse(held, app, address);
 		const checked = await context.checkKey(form.apiKey, form.plan);
 		if (!checked.ok && (checked.problem === 'key' || checked.problem === 'no_api_access')) {
-			metrics.signInRefused('wrong_key');
-			note(`refused (wrong_key) from ${address} for ${appOf(app)}`);
+			noteRefused('wrong_key', app, address);
 			const locked = await throttle.failed(address);
 			if (locked) return { ok: false, status: 401, reason: `Omni Video did not accept this API key. ${heldReason(locked)}` };
 		}
@@ -128,7 +129,7 @@ export async function startSignIn(context: ToolContext, store: StateStore): Prom
 				if (held) {
 					metrics.signInRefused(held.reason);
 					note(`registration refused (${held.reason}) from ${address}`);
-					res.writeHead(429, { 'content-type': 'application/json', 'cache-control': 'no-store', 'retry-after': String(Math.max(1, Math.ceil((held.untilMs - Date.now()) / 1000))) });
+					res.writeHead(429, { 'content-type': 'application/json', 'cache-control': 'no-store', 'retry-after': String(secondsUntil(held)) });
 					res.end(JSON.stringify({ error: 'temporarily_unavailable', error_description: heldReason(held) }));
 					return;
 				}
@@ -146,8 +147,11 @@ function whoOf(accountId: string | undefined): string {
 }
 
 /** What the page (or an app) is told about a refusal before any check: why, and how long to wait. */
+/** Whole seconds until a refusal lifts, one at least: a page's wait and a Retry-After alike. */
+const secondsUntil = (held: Held): number => Math.max(1, Math.ceil((held.untilMs - Date.now()) / 1000));
+
 export function heldReason(held: Held): string {
-	const seconds = Math.max(1, Math.ceil((held.untilMs - Date.now()) / 1000));
+	const seconds = secondsUntil(held);
 	const wait = seconds >= 120 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} seconds`;
 	switch (held.reason) {
 		case 'member_locked':
