@@ -109,6 +109,9 @@ export async function startHttpServer(context: ToolContext, store: StateStore): 
 			else res.destroy();
 		});
 	});
+	// A balancer pools its connections and keeps one idle up to a minute (AWS's default: 60 s); with
+	// Node's 5 s the server closes one the balancer is about to reuse, and the balancer answers 502.
+	server.keepAliveTimeout = 65_000;
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);
 		server.listen(port, host, () => resolve());

@@ -1,5 +1,7 @@
+import http from 'node:http';
 import type { Sandbox } from '../../sandbox';
 import { ERA_OF } from './support/clients';
+import { startProxy } from './support/team';
 import { call, counts, mentionsRateLimit, httpServer, overHttp, RUN_ROWS, sandboxFor, serverEnv, type HttpServer } from './support/mcpHarness';
 
 jest.setTimeout(120_000);
@@ -164,5 +166,35 @@ describe.each(RUN_ROWS)('the MCP server over Streamable HTTP, --service %s, the 
 		expect(outputs.length).toBeGreaterThan(20);
 		const everything = outputs.join('\n') + server.log();
 		expect(everything).not.toContain(sandbox.keys.pro);
+	});
+});
+
+describe('a connection left idle', () => {
+	it('for 6 s, as a balancer pools them, is still open: on the server, and on the test\'s balancer', async () => {
+		const sandbox = await sandboxFor('default');
+		const server = await httpServer(serverEnv(sandbox));
+		const proxy = await startProxy(() => [server.url]);
+		// An agent with no idle timer of its own, as a balancer's pool: only the server closes its sockets.
+		const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+		const metrics = (url: string) =>
+			new Promise<{ status?: number; reused: boolean }>((resolve, reject) => {
+				const request = http.get(url.replace(/\/mcp$/, '/metrics'), { agent }, (answer) => {
+					answer.resume();
+					answer.on('end', () => resolve({ status: answer.statusCode, reused: request.reusedSocket }));
+				});
+				request.on('error', reject);
+			});
+		try {
+			for (const url of [server.url, proxy.url]) {
+				expect(await metrics(url)).toEqual({ status: 200, reused: false });
+				await new Promise((resolve) => setTimeout(resolve, 6_000));
+				expect(await metrics(url)).toEqual({ status: 200, reused: true });
+			}
+		} finally {
+			agent.destroy();
+			await proxy.close();
+			await server.stop();
+			await sandbox.close();
+		}
 	});
 });

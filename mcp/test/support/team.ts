@@ -187,6 +187,10 @@ export async function startProxy(backends: () => string[]): Promise<Proxy> {
 		};
 		forward(1);
 	});
+	// A balancer keeps an idle client connection open far longer than Node's 5 s (AWS's: 60 s), so a
+	// client's own idle timer closes it first; with Node's default, a test that blocks the event loop
+	// past 5 s (a synchronous `members` command) reuses a socket the proxy is closing: ECONNRESET.
+	server.keepAliveTimeout = 65_000;
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
 	const { port } = server.address() as AddressInfo;
 	return {
