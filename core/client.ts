@@ -5,7 +5,7 @@ import { sharedLimiter } from './pacing/limiter';
 import { sharedCalibration } from './pacing/renderCalibration';
 import { sharedEndedJobs } from './pacing/endedJobs';
 import { sharedMadeJobs } from './jobs/madeJobs';
-import { generateVideo, type GenerateVideoOptions, type GeneratedJob } from './jobs/generateVideo';
+import { createVideoOnce, generateVideo, type CreateOutcome, type GenerateVideoOptions, type GeneratedJob } from './jobs/generateVideo';
 import { getJob, type GetJobOptions } from './jobs/getJob';
 import { uploadFile, uploadStream, type UploadOptions, type UploadedFile } from './jobs/uploadFile';
 import { waitForJob, type WaitForJobOptions } from './jobs/waitForJob';
@@ -29,6 +29,8 @@ export interface OmniVideoClient {
 	/** What the methods run on, for core's own tests; hosts use the methods. */
 	readonly runtime: ApiRuntime;
 	generateVideo(input: GenerateVideoInput, options?: GenerateVideoOptions): Promise<GeneratedJob>;
+	/** The create's outcome (see CreateOutcome): for a host that handles each, the MCP server's calls. */
+	createVideoOnce(input: GenerateVideoInput, options?: GenerateVideoOptions): Promise<CreateOutcome>;
 	getJob(jobId: string, options?: GetJobOptions): Promise<JobRecord>;
 	uploadFile(input: UploadFileInput, options?: UploadOptions): Promise<UploadedFile>;
 	/** Uploads a file as it is read from its source (see uploadStream). */
@@ -60,6 +62,7 @@ export function createOmniVideoClient(config: OmniVideoClientConfig): OmniVideoC
 	return {
 		runtime,
 		generateVideo: (input, options) => generateVideo(runtime, input, options),
+		createVideoOnce: (input, options) => createVideoOnce(runtime, input, options),
 		getJob: (jobId, options) => getJob(runtime, jobId, options),
 		uploadFile: (input, options) => uploadFile(runtime, input, options),
 		uploadStream: (input, options) => uploadStream(runtime, input, options),

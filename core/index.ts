@@ -33,8 +33,8 @@ export { TYPICAL_RENDER_SECONDS, expectedRenderSeconds, slotHoldMs } from './pac
 export { validateJobId } from './input/validateJobId';
 export { detectContentType } from './input/contentType';
 export { callbackUrlProblem, isAcceptedCallbackUrl } from './input/validateUrls';
-export type { GeneratedJob } from './jobs/generateVideo';
-export { CreateClaimedElsewhere, CreateOutcomeUnknownError, createMayHaveMadeJob, type JobLedger, type LedgerEntry, type SharedJobLedger } from './jobs/jobLedger';
+export type { CreateOutcome, GeneratedJob } from './jobs/generateVideo';
+export { CreateClaimedElsewhere, CreateOutcomeUnknownError, createMayHaveMadeJob, hostLedger, type HostJobRecords, type JobLedger, type LedgerEntry } from './jobs/jobLedger';
 export type { UploadedFile } from './jobs/uploadFile';
 export { jobView, type JobView } from './jobs/jobView';
 export { SAMPLE_JOB } from './jobs/jobSample';

@@ -8,7 +8,7 @@ import { TransportError } from '../errors/errors';
 import { expectedRenderSeconds, slotHoldMs } from '../pacing/estimate';
 import { canonicalJson, derivedIdempotencyKey, newIdempotencyKey } from './idempotency';
 import { getJob } from './getJob';
-import { CreateClaimedElsewhere, CreateOutcomeUnknownError, createMayHaveMadeJob, type JobLedger, type LedgerEntry, type SharedJobLedger } from './jobLedger';
+import { CreateClaimedElsewhere, CreateOutcomeUnknownError, createMayHaveMadeJob, type JobLedger, type LedgerEntry } from './jobLedger';
 import type { MadeJobs } from './madeJobs';
 
 export interface GenerateVideoOptions {
@@ -66,11 +66,17 @@ export interface GenerateVideoOptions {
 	reuse?: { retryFailed?: boolean; maxAgeMs?: number };
 	/**
 	 * Our own record of the creates made with these keys (see JobLedger): a key found there is
-	 * never sent again; its job is looked up instead, or, when the earlier create's outcome is
-	 * unknown, the call fails saying so. Every create sent is noted there first; in a shared ledger,
-	 * claimed there first, so that of several processes asked the same create at once one sends it.
+	 * never sent again; its job is looked up instead. Every create is claimed there before it is
+	 * sent, so that of several callers asked the same create at once one sends it.
 	 */
-	ledger?: JobLedger | SharedJobLedger;
+	ledger?: JobLedger;
+	/** What the ledger holds for the key, when the caller has read it already (null: nothing): not read again. */
+	recorded?: LedgerEntry | null;
+	/**
+	 * The job as the caller last saw it, when its records know one: a job the ledger names is taken
+	 * from there instead of being looked up (its age still decides `reuse`).
+	 */
+	lastSeen?: (jobId: string) => Promise<{ job: JobRecord; seenAtMs: number } | undefined>;
 }
 
 export interface GeneratedJob {
@@ -90,58 +96,87 @@ export interface GeneratedJob {
 	 * create made (replayed by the service, or looked up from the records), whose start is unknown here.
 	 */
 	answeredAtMs?: number;
+	/** When the caller's records saw the job (see GenerateVideoOptions.lastSeen), when it was not looked up now. */
+	seenAtMs?: number;
 }
+
+/**
+ * What a create came to. Its errors (bad input, limits, the service's refusal, a lost answer)
+ * are thrown; these are its ordinary outcomes:
+ * - made: this call sent it and the service made the job;
+ * - made before: the job already made for this key (our records, the service's replay, or an
+ *   identical create in flight here), as it is now;
+ * - being made elsewhere: another caller sends it and its answer may still come: ask again soon;
+ * - unknown: sent before, its answer never seen: nothing is sent again.
+ */
+export type CreateOutcome =
+	| { outcome: 'made' | 'made before'; created: GeneratedJob }
+	| { outcome: 'being made elsewhere' | 'unknown'; idempotencyKey: string; sentAtMs: number };
 
 /** How many earlier jobs of one input a create makes again, at most, before returning the last. */
 const MAX_REPLACED = 10;
 
 /**
  * Validates the input (nothing is sent if anything is wrong), waits for a free job slot and for
- * room in the rate windows, then creates the job once, with an Idempotency-Key. A replayed create
- * (same key, same body: a retried run) gives the original job as it is now, or a new one when
- * `reuse` says that job should be made again.
+ * room in the rate windows, then creates the job once, with an Idempotency-Key, claimed in the
+ * ledger first. A create made before (same key: a retried run) gives the original job as it is
+ * now, or a new one when `reuse` says that job should be made again.
  */
-export async function generateVideo(
+export async function createVideoOnce(
 	runtime: ApiRuntime,
 	input: GenerateVideoInput,
 	options: GenerateVideoOptions = {},
-): Promise<GeneratedJob> {
+): Promise<CreateOutcome> {
 	const request =
 		options.validated ??
 		validateGenerateInput(input, {
 			allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback,
 		});
 	let idempotencyKey = options.idempotencyKey ?? newIdempotencyKey(runtime.random);
+	let recorded: LedgerEntry | null | undefined = options.recorded;
 	const replacedJobIds: string[] = [];
 	for (;;) {
-		// The same key already on its way from this process (identical rows sharing one job).
-		let sending = creating.get(runtime.madeJobs)?.get(idempotencyKey);
-		let recorded: LedgerEntry | undefined;
-		if (!sending) {
-			// A host's own ledger is read without yielding, so that identical rows of one batch see each
-			// other's create in flight above; a shared one is awaited, and what is in flight asked again.
-			const found = options.ledger?.find(idempotencyKey);
-			recorded = found instanceof Promise ? await found : found;
-			if (found instanceof Promise) sending = creating.get(runtime.madeJobs)?.get(idempotencyKey);
-			// Our own create in flight is noted as sent: it is waited for, not taken for another's.
-			if (sending) recorded = undefined;
-			if (!recorded && !sending) recorded = madeHere(runtime, request, idempotencyKey, options.ledger);
+		// The same key already on its way from this process (identical rows or calls sharing one job),
+		// asked again after the ledger's read, which may yield to it.
+		if (recorded === undefined && !inFlight(runtime, idempotencyKey)) recorded = (await options.ledger?.find(idempotencyKey)) ?? null;
+		const sending = inFlight(runtime, idempotencyKey);
+		const entry = sending ? undefined : (recorded ?? madeHere(runtime, request, idempotencyKey, options.ledger));
+		recorded = undefined;
+		const made = sending ? joined(await sending) : entry ? await fromRecords(runtime, request, idempotencyKey, entry, options) : await createNoted(runtime, request, idempotencyKey, options);
+		if ('outcome' in made) return made;
+		if (!made.replayed) return { outcome: 'made', created: { ...made, replacedJobIds } };
+		if (replacedJobIds.length >= MAX_REPLACED || !madeAgain(made.job, options.reuse, runtime.clock.now())) {
+			return { outcome: 'made before', created: { ...made, replacedJobIds } };
 		}
-		if (recorded && !('jobId' in recorded)) throw new CreateOutcomeUnknownError(idempotencyKey, recorded.sentAtMs);
-		const created = sending
-			? { ...(await sending), replayed: true }
-			: recorded
-				? await recordedJob(runtime, request, idempotencyKey, recorded.jobId, options)
-				: await createNoted(runtime, request, idempotencyKey, options);
-		if (!created.replayed) return { ...created, replacedJobIds };
-		// The replay is the create's first answer, as it was then: its job may have ended since.
-		const job = recorded || sending ? created.job : await lookUpJob(runtime, created.job.id, options);
-		if (replacedJobIds.length >= MAX_REPLACED || !madeAgain(job, options.reuse, runtime.clock.now())) {
-			return { ...created, job, replacedJobIds };
-		}
-		replacedJobIds.push(job.id);
-		idempotencyKey = derivedIdempotencyKey(idempotencyKey, job.id);
+		replacedJobIds.push(made.job.id);
+		idempotencyKey = derivedIdempotencyKey(idempotencyKey, made.job.id);
 	}
+}
+
+/**
+ * createVideoOnce for a host that wants the job: an outcome other than a job is an error that says
+ * what to do (a host's own records are never sent by another caller, so only `unknown` comes).
+ */
+export async function generateVideo(runtime: ApiRuntime, input: GenerateVideoInput, options: GenerateVideoOptions = {}): Promise<GeneratedJob> {
+	const made = await createVideoOnce(runtime, input, options);
+	if ('created' in made) return made.created;
+	if (made.outcome === 'being made elsewhere') throw new CreateClaimedElsewhere(made.idempotencyKey);
+	throw new CreateOutcomeUnknownError(made.idempotencyKey, made.sentAtMs);
+}
+
+type Made = Omit<GeneratedJob, 'replacedJobIds'>;
+/** An identical create of this process, joined: its job is one made before, for this caller. */
+const joined = (settled: Made | NotMade): Made | NotMade => ('outcome' in settled ? settled : { ...settled, replayed: true });
+type NotMade = Extract<CreateOutcome, { sentAtMs: number }>;
+
+const inFlight = (runtime: ApiRuntime, idempotencyKey: string) => creating.get(runtime.madeJobs)?.get(idempotencyKey);
+
+/** What our records say of the key: its job as it is now, or that it was sent (by whom is alive or not). */
+async function fromRecords(runtime: ApiRuntime, request: GenerateVideoRequest, idempotencyKey: string, entry: LedgerEntry, options: GenerateVideoOptions): Promise<Made | NotMade> {
+	if (!('jobId' in entry)) return { outcome: entry.pending ? 'being made elsewhere' : 'unknown', idempotencyKey, sentAtMs: entry.sentAtMs };
+	const seen = await options.lastSeen?.(entry.jobId);
+	const job = seen?.job ?? (await lookUpJob(runtime, entry.jobId, options));
+	return { job, request, mode: generationMode(request), idempotencyKey, replayed: true, expectedMs: expectedMsOf(request, options), ...(seen ? { seenAtMs: seen.seenAtMs } : {}) };
 }
 
 /** A lookup made on the create's behalf, within the create's own deadline and retry budget. */
@@ -153,59 +188,49 @@ function lookUpJob(runtime: ApiRuntime, jobId: string, options: GenerateVideoOpt
  * A job this process made with this key, when the host's records have lost it (see MadeJobs):
  * noted in them again, so that the host keeps it from now on.
  */
-function madeHere(runtime: ApiRuntime, request: GenerateVideoRequest, idempotencyKey: string, ledger: GenerateVideoOptions['ledger']): { jobId: string } | undefined {
+function madeHere(runtime: ApiRuntime, request: GenerateVideoRequest, idempotencyKey: string, ledger: JobLedger | undefined): { jobId: string } | undefined {
 	const jobId = runtime.madeJobs.find(idempotencyKey, canonicalJson(request), runtime.clock.now());
 	if (jobId === undefined) return undefined;
 	// Noted again without waiting: this process's memory answers meanwhile.
-	const noted = ledger?.note(idempotencyKey, { jobId });
-	if (noted instanceof Promise) noted.catch(() => undefined);
+	ledger?.note(idempotencyKey, { jobId }).catch(() => undefined);
 	return { jobId };
 }
 
-/** A job our records name for this key, as it is now: nothing is sent but the lookup. */
-async function recordedJob(
-	runtime: ApiRuntime,
-	request: GenerateVideoRequest,
-	idempotencyKey: string,
-	jobId: string,
-	options: GenerateVideoOptions,
-): Promise<Omit<GeneratedJob, 'replacedJobIds'>> {
-	const job = await lookUpJob(runtime, jobId, options);
-	return { job, request, mode: generationMode(request), idempotencyKey, replayed: true, expectedMs: expectedMsOf(request, options) };
+/**
+ * Creates once, claimed in the ledger as it is sent (see createOnce) and noted with its job once
+ * answered. A create sent and never answered is noted as such (answerLost); one refused with an
+ * answer is forgotten, its key free to send again.
+ */
+function createNoted(runtime: ApiRuntime, request: GenerateVideoRequest, idempotencyKey: string, options: GenerateVideoOptions): Promise<Made | NotMade> {
+	const settled = sendAndNote(runtime, request, idempotencyKey, options);
+	// Identical creates of this process join this one until it is settled.
+	const inThisProcess = creating.get(runtime.madeJobs) ?? new Map<string, Promise<Made | NotMade>>();
+	creating.set(runtime.madeJobs, inThisProcess);
+	inThisProcess.set(idempotencyKey, settled);
+	const done = () => {
+		if (inThisProcess.get(idempotencyKey) === settled) inThisProcess.delete(idempotencyKey);
+	};
+	settled.then(done, done);
+	return settled;
 }
 
-/** Creates once, noted in the ledger as it is sent (see createOnce) and with its job once answered. */
-async function createNoted(
-	runtime: ApiRuntime,
-	request: GenerateVideoRequest,
-	idempotencyKey: string,
-	options: GenerateVideoOptions,
-): Promise<Omit<GeneratedJob, 'replacedJobIds'>> {
+async function sendAndNote(runtime: ApiRuntime, request: GenerateVideoRequest, idempotencyKey: string, options: GenerateVideoOptions): Promise<Made | NotMade> {
 	const { ledger } = options;
-	const sending = createOnce(runtime, request, idempotencyKey, options);
-	const inFlight = creating.get(runtime.madeJobs) ?? new Map<string, Promise<Omit<GeneratedJob, 'replacedJobIds'>>>();
-	creating.set(runtime.madeJobs, inFlight);
-	inFlight.set(idempotencyKey, sending);
-	// Refused with an answer (nothing made): the key is free to send again.
-	const forgetUnlessMade = async (error: unknown) => {
-		// Claimed elsewhere, the record is the other process's: never forgotten here.
-		if (!createMayHaveMadeJob(error) && !(error instanceof CreateClaimedElsewhere)) await onlyIfShared(ledger?.forget(idempotencyKey));
-	};
-	try {
-		const created = await sending.catch(async (error: unknown) => {
-			await forgetUnlessMade(error);
-			return await Promise.reject(error);
-		});
-		await onlyIfShared(ledger?.note(idempotencyKey, { jobId: created.job.id }));
-		runtime.madeJobs.remember(idempotencyKey, canonicalJson(request), created.job.id, runtime.clock.now());
-		return created;
-	} finally {
-		inFlight.delete(idempotencyKey);
-	}
+	const claim = { held: false };
+	const sent = await createOnce(runtime, request, idempotencyKey, options, claim).catch(async (error: unknown) => {
+		// Only a claim this call holds is its own to settle.
+		if (claim.held) await (createMayHaveMadeJob(error) ? ledger?.answerLost(idempotencyKey) : ledger?.forget(idempotencyKey));
+		return await Promise.reject(error);
+	});
+	if ('recorded' in sent) return await fromRecords(runtime, request, idempotencyKey, sent.recorded, options);
+	await ledger?.note(idempotencyKey, { jobId: sent.job.id });
+	runtime.madeJobs.remember(idempotencyKey, canonicalJson(request), sent.job.id, runtime.clock.now());
+	// The service's replay is the create's first answer, as it was then: its job may have ended since.
+	return sent.replayed ? { ...sent, job: await lookUpJob(runtime, sent.job.id, options) } : sent;
 }
 
 /** Creates this process is sending, by API key (its MadeJobs, shared like its limiter) and idempotency key. */
-const creating = new WeakMap<MadeJobs, Map<string, Promise<Omit<GeneratedJob, 'replacedJobIds'>>>>();
+const creating = new WeakMap<MadeJobs, Map<string, Promise<Made | NotMade>>>();
 
 function expectedMsOf(request: GenerateVideoRequest, options: GenerateVideoOptions): number {
 	const estimateMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;
@@ -223,7 +248,8 @@ async function createOnce(
 	request: GenerateVideoRequest,
 	idempotencyKey: string,
 	options: GenerateVideoOptions,
-): Promise<Omit<GeneratedJob, 'replacedJobIds'>> {
+	claim: { held: boolean },
+): Promise<Made | { recorded: LedgerEntry }> {
 	const estimateMs = expectedRenderSeconds(request.resolution, request.duration) * 1000;
 	const expectedMs = expectedMsOf(request, options);
 	const watched = options.watched ?? false;
@@ -241,11 +267,15 @@ async function createOnce(
 		});
 		let created = false;
 		try {
-			// Noted before it leaves: if the answer is never seen, a retry must not send it again.
-			// A host's own ledger is noted without yielding, as it always was: a batch's creates keep their order.
-			const ledger = options.ledger;
-			if (ledger && 'claim' in ledger) await claimSending(ledger, idempotencyKey, runtime.clock.now());
-			else ledger?.note(idempotencyKey, { sentAtMs: runtime.clock.now() });
+			// Claimed before it leaves: if the answer is never seen, a retry must not send it again. Sent
+			// again after a refusal for a place, it is noted as sent anew: whoever asks meanwhile waits for it.
+			const sentAtMs = runtime.clock.now();
+			if (claim.held) await options.ledger?.note(idempotencyKey, { sentAtMs });
+			else {
+				const recorded = await options.ledger?.claim(idempotencyKey, { sentAtMs });
+				if (recorded) return { recorded };
+				claim.held = true;
+			}
 			const response = await callApi(runtime, {
 				operation: 'generate',
 				method: 'POST',
@@ -280,17 +310,6 @@ async function createOnce(
 			if (!created) slot.release();
 		}
 	}
-}
-
-/** Claims a create about to leave in a shared ledger: refused when another process noted it first. */
-async function claimSending(ledger: SharedJobLedger, idempotencyKey: string, sentAtMs: number): Promise<void> {
-	const recorded = await ledger.claim(idempotencyKey, { sentAtMs });
-	if (recorded) throw new CreateClaimedElsewhere(idempotencyKey, recorded);
-}
-
-/** A shared ledger's step is awaited; a host's own is done already, and nothing yields for it. */
-async function onlyIfShared(step: void | Promise<void> | undefined): Promise<void> {
-	if (step instanceof Promise) await step;
 }
 
 /** An accepted create whose body cannot be read still created a job: say how to find it. */

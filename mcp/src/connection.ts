@@ -1,8 +1,9 @@
-import { abortableSleep, createOmniVideoClient, forgetKey, isLocalSandbox, keyFingerprint, PLANS, type CredentialCheck, type OmniVideoClient, type PlanName } from '../../core';
+import { createOmniVideoClient, forgetKey, isLocalSandbox, keyFingerprint, PLANS, type CredentialCheck, type OmniVideoClient, type PlanName } from '../../core';
 import { sharedPlanIn } from './planRecords';
 import type { StateStore } from './state/store';
 import { fetchTransport } from './fetchTransport';
 import type { Settings } from './settings';
+import { sleep } from './sleep';
 
 /** A core client for one key, and the name it is known by in records (never the key). */
 export interface Connection {
@@ -22,8 +23,6 @@ export class NotConfiguredError extends Error {
 /** The callback route: the key's fingerprint after it names whose job it is (never the key). */
 export const CALLBACK_PATH = '/callbacks/';
 
-/** The server's one abortable sleep (core takes it injected). */
-export const sleep = abortableSleep({ start: (callback: () => void, ms: number) => setTimeout(callback, ms), cancel: clearTimeout });
 
 /**
  * One client per key for the life of the process: core's limiter is shared by key already, and

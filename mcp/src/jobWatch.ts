@@ -1,5 +1,6 @@
 import { callbackLateMs, expectedRenderSeconds, GENERATE_LIMITS, isOmniVideoError, isTerminal, jobSeenEnded, learnRenderTime, type JobRecord } from '../../core';
-import { sleep, type Connection } from './connection';
+import type { Connection } from './connection';
+import { sleep } from './sleep';
 import { dropLooks, holdLooks, jobEntryFrom, jobRecordName, noteCallback, noteJobSeen, takeLooks, type JobEntry, type Seen } from './jobRecords';
 import { lookOrFollow, RECORDS_READ_MS, type HeldJobRecord } from './lookHold';
 import type { StateStore } from './state/store';

@@ -1,4 +1,4 @@
-import type { LedgerEntry, SharedJobLedger } from '../../core';
+import type { JobLedger, LedgerEntry } from '../../core';
 import { recordStep } from './state/recordStep';
 import { KEEP_MS } from './state/records';
 import type { StateStore } from './state/store';
@@ -17,16 +17,16 @@ const CREATE_ANSWER_MS = 120_000;
 /** The record of the create of one idempotency key: its own hash tag, every step on it a step on it alone. */
 export const createRecordName = (idempotencyKey: string): string => `create:{${idempotencyKey}}`;
 
-/** Claims the create for the sender unless it is recorded already (answers what is recorded). */
-export const claimCreate = recordStep<{ entry: LedgerEntry; sender: string }, LedgerEntry | undefined>(
+/** Claims the create for the sender unless it is recorded already (answers the record). */
+export const claimCreate = recordStep<{ entry: LedgerEntry; sender: string }, CreateRecord | undefined>(
 	'claim create',
 	([value], { entry, sender }, nowMs) => {
 		const known = value as CreateRecord | undefined;
-		if (known) return { writes: [undefined], answer: known.entry };
+		if (known) return { writes: [undefined], answer: known };
 		return { writes: [{ value: { entry, notedAtMs: nowMs, sender }, expiresAtMs: nowMs + KEEP_MS }], answer: undefined };
 	},
 	`local known = load(1)
-if known then return answer(known.entry) end
+if known then return answer(known) end
 save(1, { entry = args.entry, notedAtMs = now, sender = args.sender }, now + ${KEEP_MS})
 return nil`,
 );
@@ -65,6 +65,12 @@ return nil`,
 export const forgetCreate = recordStep<null, void>('forget create', () => ({ writes: [null], answer: undefined }), `redis.call('DEL', KEYS[1])
 return nil`);
 
+/** A create's record as a call reads it once: what it made or when it was sent (pending: its sender may still be answered), and when first noted. */
+export interface ReadCreate {
+	entry: LedgerEntry;
+	notedAtMs: number;
+}
+
 /**
  * core's ledger on the server's store: which job each create made, by idempotency key, so that a
  * call asked again, in this process, after a restart or in another process or replica, is answered
@@ -72,19 +78,22 @@ return nil`);
  * it is sent: of two processes asked the same create at once, one sends it. Each create is a
  * record of its own, kept a day from when it was first noted.
  */
-export class ServerLedger implements SharedJobLedger {
+export class ServerLedger implements JobLedger {
 	constructor(
 		private readonly store: StateStore,
 		private readonly now: () => number,
 	) {}
 
 	async find(idempotencyKey: string): Promise<LedgerEntry | undefined> {
-		return (await this.record(idempotencyKey))?.entry;
+		return (await this.read(idempotencyKey))?.entry;
 	}
 
-	/** When the create was first noted (sent or answered), for telling a retry from a new request. */
-	async notedAt(idempotencyKey: string): Promise<number | undefined> {
-		return (await this.record(idempotencyKey))?.notedAtMs;
+	/** The create's record, with whether a create sent is still pending (see ReadCreate). */
+	async read(idempotencyKey: string): Promise<ReadCreate | undefined> {
+		const record = await this.store.get<CreateRecord>(createRecordName(idempotencyKey));
+		// The store's clock decides what expired; the ledger's own says the same for a store that keeps longer.
+		if (!record || this.now() - record.notedAtMs >= KEEP_MS) return undefined;
+		return { entry: await this.pending(record.entry, record.sender), notedAtMs: record.notedAtMs };
 	}
 
 	async note(idempotencyKey: string, entry: LedgerEntry): Promise<void> {
@@ -92,20 +101,10 @@ export class ServerLedger implements SharedJobLedger {
 	}
 
 	async claim(idempotencyKey: string, entry: { sentAtMs: number }): Promise<LedgerEntry | undefined> {
-		return this.store.run(claimCreate, [createRecordName(idempotencyKey)], { entry, sender: this.store.holder }, this.now());
+		const known = await this.store.run(claimCreate, [createRecordName(idempotencyKey)], { entry, sender: this.store.holder }, this.now());
+		return known && (await this.pending(known.entry, known.sender));
 	}
 
-	/**
-	 * Whether the create of this key is being sent by a live process whose answer may still come:
-	 * a call asked again then waits for it rather than being told its outcome is unknown.
-	 */
-	async answerPending(idempotencyKey: string): Promise<boolean> {
-		const record = await this.record(idempotencyKey);
-		if (!record || !('sentAtMs' in record.entry) || record.sender === undefined) return false;
-		return this.now() - record.entry.sentAtMs < CREATE_ANSWER_MS && (await this.store.alive(String(record.sender)));
-	}
-
-	/** This process saw the create fail without an answer: nobody waits for it any more. */
 	async answerLost(idempotencyKey: string): Promise<void> {
 		await this.store.run(createAnswerLost, [createRecordName(idempotencyKey)], null, this.now());
 	}
@@ -114,9 +113,12 @@ export class ServerLedger implements SharedJobLedger {
 		await this.store.run(forgetCreate, [createRecordName(idempotencyKey)], null, this.now());
 	}
 
-	private async record(idempotencyKey: string): Promise<CreateRecord | undefined> {
-		const record = await this.store.get<CreateRecord>(createRecordName(idempotencyKey));
-		// The store's clock decides what expired; the ledger's own says the same for a store that keeps longer.
-		return record && this.now() - record.notedAtMs < KEEP_MS ? record : undefined;
+	/**
+	 * A create sent by a live process whose answer may still come is pending: a call asked again
+	 * then waits for it rather than being told its outcome is unknown.
+	 */
+	private async pending(entry: LedgerEntry, sender: string | undefined): Promise<LedgerEntry> {
+		if (!('sentAtMs' in entry) || sender === undefined || this.now() - entry.sentAtMs >= CREATE_ANSWER_MS) return entry;
+		return { sentAtMs: entry.sentAtMs, pending: await this.store.alive(sender) };
 	}
 }

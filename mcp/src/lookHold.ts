@@ -1,5 +1,5 @@
 import { isOmniVideoError, isTerminal, type JobRecord } from '../../core';
-import { sleep } from './connection';
+import { sleep } from './sleep';
 import type { Looker, Seen } from './jobRecords';
 import type { StateStore } from './state/store';
 

@@ -1,6 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
 import { defaultStateDir } from './state/stateDir';
-import { signInLimits, type SignInLimits } from './signIn/signInThrottle';
+import { signInLimits, type SignInLimits } from './signInLimits';
 import { baseUrlProblem, normaliseBaseUrl, type PlanName } from '../../core';
 
 /** How long a call waits for its video by default: inside the 60 s most clients allow a call. */

@@ -27,7 +27,7 @@ describe.each(READINGS)('a create claimed by another process between the call’
 			// The key this call will use: the same arguments on the same key within the retry window.
 			const identity = await requestIdentity(context.connect(NO_AUTH).fingerprint, validateGenerateInput(args), {
 				retryWindowMs: settings.retryWindowMinutes * 60_000,
-				notedAtMs: async () => undefined,
+				read: async () => undefined,
 				nowMs: Date.now(),
 			});
 			// The other process's job, made by its own create (its own client, its own records).
@@ -36,10 +36,10 @@ describe.each(READINGS)('a create claimed by another process between the call’
 
 			// The first look at the records finds nothing; right after it the other process claims the create,
 			// and its answer is noted a moment later.
-			const find = context.ledger.find.bind(context.ledger);
+			const read = context.ledger.read.bind(context.ledger);
 			let looks = 0;
-			context.ledger.find = async (key) => {
-				const found = await find(key);
+			context.ledger.read = async (key) => {
+				const found = await read(key);
 				if (key === identity.idempotencyKey && looks++ === 0) {
 					await elsewhere.claim(key, { sentAtMs: Date.now() });
 					setTimeout(() => void elsewhere.note(key, { jobId: String(otherJobId) }), 500);

@@ -82,15 +82,17 @@ describe.each(stores)('each step on %s', (_name, open) => {
 		const ledger = new ServerLedger(store, now);
 		const claims = await Promise.all(Array.from({ length: 6 }, () => ledger.claim('idem_a', { sentAtMs: Date.now() })));
 		expect(claims.filter((claim) => claim === undefined)).toHaveLength(1);
-		expect(await ledger.answerPending('idem_a')).toBe(true);
-		const firstNoted = await ledger.notedAt('idem_a');
+		expect(await ledger.find('idem_a')).toMatchObject({ pending: true });
+		const firstNoted = (await ledger.read('idem_a'))?.notedAtMs;
 		await ledger.note('idem_a', { jobId: 'job_a' });
 		expect(await ledger.find('idem_a')).toEqual({ jobId: 'job_a' });
-		expect(await ledger.notedAt('idem_a')).toBe(firstNoted);
+		expect((await ledger.read('idem_a'))?.notedAtMs).toBe(firstNoted);
 		expect(await ledger.claim('idem_a', { sentAtMs: 2 })).toEqual({ jobId: 'job_a' });
-		await ledger.claim('idem_b', { sentAtMs: 3 });
+		const sentAtMs = Date.now();
+		await ledger.claim('idem_b', { sentAtMs });
+		expect(await ledger.claim('idem_b', { sentAtMs: sentAtMs + 1 })).toEqual({ sentAtMs, pending: true });
 		await ledger.answerLost('idem_b');
-		expect(await ledger.answerPending('idem_b')).toBe(false);
+		expect(await ledger.find('idem_b')).toEqual({ sentAtMs });
 		await ledger.forget('idem_b');
 		expect(await ledger.find('idem_b')).toBeUndefined();
 	});
@@ -184,7 +186,7 @@ describe.each(stores)('each step on %s', (_name, open) => {
 		await adapter('Session').upsert(cookie, { jti: cookie, uid: 'uid_h', accountId: 'key:fp' }, 3600);
 		expect(await adapter('Session').find(cookie)).toMatchObject({ jti: cookie, accountId: 'key:fp' });
 		expect(await adapter('Session').findByUid('uid_h')).toMatchObject({ accountId: 'key:fp' });
-		expect(JSON.stringify(await store.get('oauth:session-uid:uid_h'))).not.toContain(cookie);
+		expect(JSON.stringify(await store.get('oauth:{oauth}:session-uid:uid_h'))).not.toContain(cookie);
 		await adapter('Interaction').upsert('int_h', { jti: 'int_h', session: { uid: 'uid_h', cookie, accountId: 'key:fp' } }, 600);
 		expect(JSON.stringify(await store.get(oauthRecordName('Interaction', 'int_h')))).not.toContain(cookie);
 		expect(await adapter('Interaction').find('int_h')).toMatchObject({ session: { uid: 'uid_h', accountId: 'key:fp' } });
@@ -199,6 +201,78 @@ describe.each(stores)('each step on %s', (_name, open) => {
 		expect(await until()).toBeGreaterThan(Date.now() + 300 * UNUSED_CLIENT_MS);
 		await adapter('Grant').upsert('grant_app_h2', { jti: 'grant_app_h2', clientId: 'app_h', accountId: 'key:fp' }, 3600);
 		expect(await until()).toBeGreaterThan(Date.now() + 300 * UNUSED_CLIENT_MS);
+	});
+
+	it("sign-in's records written and revoked in one step each: a token with its grant's index, a session with its uid record, a grant with its client; a grant revoked whole, a token written meanwhile too", async () => {
+		const { store } = opened;
+		// The steps the adapter runs, and a write of another replica's made while the adapter reads (once, when set).
+		const runs: string[][] = [];
+		let meanwhile: (() => Promise<void>) | undefined;
+		const measured: StateStore = {
+			where: store.where,
+			holder: store.holder,
+			async get<T>(name: string): Promise<T | undefined> {
+				const value = await store.get<T>(name);
+				const write = meanwhile;
+				meanwhile = undefined;
+				await write?.();
+				return value;
+			},
+			run(step, names, args, nowMs) {
+				runs.push([step.name, ...names]);
+				return store.run(step, names, args, nowMs);
+			},
+			alive: (holder) => store.alive(holder),
+			ping: () => store.ping(),
+		};
+		const adapter = oauthAdapter(measured, now);
+		const another = oauthAdapter(store, now);
+		const stepsOf = async (write: () => Promise<unknown>) => {
+			runs.length = 0;
+			await write();
+			return [...runs];
+		};
+		const index = 'oauth:{oauth}:grant-index:grant_one';
+		const name = (model: string, id: string) => oauthRecordName(model, oauthRecordId(model, id));
+		const indexed = async () => (await store.get<{ names: string[]; expiresAtMs: number }>(index)) ?? { names: [], expiresAtMs: 0 };
+
+		// A token with a grant: the record and the grant's index, one step; the index kept as long as the longest.
+		expect(await stepsOf(() => adapter('AccessToken').upsert('tok_one', { grantId: 'grant_one', accountId: 'key:fp' }, 3600))).toEqual([['keep oauth record', name('AccessToken', 'tok_one'), index]]);
+		expect(await stepsOf(() => adapter('AuthorizationCode').upsert('code_one', { grantId: 'grant_one', accountId: 'key:fp' }, 60))).toHaveLength(1);
+		expect(await stepsOf(() => adapter('RefreshToken').upsert('ref_one', { grantId: 'grant_one', accountId: 'key:fp' }, 14 * 86_400))).toHaveLength(1);
+		await adapter('AuthorizationCode').upsert('code_one', { grantId: 'grant_one', accountId: 'key:fp' }, 60);
+		expect((await indexed()).names.sort()).toEqual([name('AccessToken', 'tok_one'), name('AuthorizationCode', 'code_one'), name('RefreshToken', 'ref_one')].sort());
+		expect((await indexed()).expiresAtMs).toBeGreaterThan(Date.now() + 13 * 86_400_000);
+		expect(await adapter('AccessToken').find('tok_one')).toMatchObject({ grantId: 'grant_one' });
+		// A token without a grant: its record alone.
+		expect(await stepsOf(() => adapter('ClientCredentials').upsert('cc_one', { accountId: 'key:fp' }, 600))).toEqual([['keep oauth record', name('ClientCredentials', 'cc_one')]]);
+
+		// A session: its record and its uid record, one step.
+		expect(await stepsOf(() => adapter('Session').upsert('ses_one', { uid: 'uid_one', accountId: 'key:fp' }, 3600))).toEqual([['keep oauth record', name('Session', 'ses_one'), 'oauth:{oauth}:session-uid:uid_one']]);
+		expect(await adapter('Session').findByUid('uid_one')).toMatchObject({ accountId: 'key:fp' });
+
+		// A grant: its record and its client's, kept from then on as long as any, one step; an unknown client is not made.
+		await adapter('Client').upsert('app_one', { client_id: 'app_one', redirect_uris: ['https://app.example/cb'] });
+		const clientUntil = async (id: string) => (await store.get<{ expiresAtMs: number }>(oauthRecordName('Client', id)))?.expiresAtMs;
+		expect(await clientUntil('app_one')).toBeLessThanOrEqual(Date.now() + UNUSED_CLIENT_MS);
+		expect(await stepsOf(() => adapter('Grant').upsert('grant_one', { jti: 'grant_one', clientId: 'app_one', accountId: 'key:fp' }, 3600))).toEqual([['keep oauth record', oauthRecordName('Grant', 'grant_one'), oauthRecordName('Client', 'app_one')]]);
+		expect(await clientUntil('app_one')).toBeGreaterThan(Date.now() + 300 * UNUSED_CLIENT_MS);
+		expect(await stepsOf(() => adapter('Grant').upsert('grant_lost', { jti: 'grant_lost', clientId: 'app_none', accountId: 'key:fp' }, 3600))).toHaveLength(1);
+		expect(await clientUntil('app_none')).toBeUndefined();
+
+		// Revoked: the index read, then one step removes it with all it named; a refresh token another
+		// replica wrote between the read and that step is answered, and removed by one more.
+		await another('AccessToken').upsert('tok_other', { grantId: 'grant_two', accountId: 'key:fp' }, 3600);
+		meanwhile = () => another('RefreshToken').upsert('ref_late', { grantId: 'grant_one', accountId: 'key:fp' }, 3600);
+		const revoking = await stepsOf(() => adapter('RefreshToken').revokeByGrantId('grant_one'));
+		expect(revoking.map(([step, ...names]) => [step, names.length])).toEqual([['revoke oauth grant', 4], ['revoke oauth grant', 2]]);
+		expect(revoking[1]).toEqual(['revoke oauth grant', index, name('RefreshToken', 'ref_late')]);
+		for (const [model, id] of [['AccessToken', 'tok_one'], ['AuthorizationCode', 'code_one'], ['RefreshToken', 'ref_one'], ['RefreshToken', 'ref_late']]) expect(await adapter(model).find(id)).toBeUndefined();
+		expect(await store.get(index)).toBeUndefined();
+		expect(await adapter('AccessToken').find('tok_other')).toMatchObject({ grantId: 'grant_two' });
+		// A grant with nothing left: one step, which removes nothing else.
+		expect(await stepsOf(() => adapter('AccessToken').revokeByGrantId('grant_one'))).toEqual([['revoke oauth grant', index]]);
+		expect(await adapter('Grant').find('grant_one')).toMatchObject({ clientId: 'app_one' });
 	});
 
 	it("sign-in's throttle: wrong tries lock a name and an address for a growing time; key checks and registrations bounded per window, exactly, under a race", async () => {
@@ -418,6 +492,31 @@ describe.each(stores)('each step on %s', (_name, open) => {
 				default: await (random() < 0.8
 					? guard.observe(`fz${seed}`, job(jobId, pick(statuses), pick([{ creditsQueued: pick([10, 20]) }, { creditsUsed: pick([0, 20]) }, {}])), pick([request(), undefined]))
 					: cancels.cancel(`fz${seed}|s|${i}`));
+			}
+		}
+	});
+
+	it.each([1, 2, 3])('seed %i: sign-in records (upserts with their grant, client and uid, consumed, destroyed, grants revoked)', async (seed) => {
+		const random = generator(100 + seed);
+		const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+		let clock = Date.now();
+		const adapter = oauthAdapter(store, () => clock);
+		const grants = ['g1', 'g2'].map((id) => `${id}-${seed}`);
+		const clients = ['c1', 'c2'].map((id) => `${id}-${seed}`);
+		const ids = ['t1', 't2', 't3'].map((id) => `${id}-${seed}`);
+		const granted = ['AccessToken', 'AuthorizationCode', 'RefreshToken'] as const;
+		for (let i = 0; i < STEPS; i++) {
+			clock += pick([0, 1_000, 61_000, 3_600_000, 90_000_000]);
+			const grantId = pick(grants);
+			switch (Math.floor(random() * 8)) {
+				case 0:
+				case 1: await adapter(pick(granted)).upsert(pick(ids), { grantId, accountId: 'key:fp' }, pick([60, 3_600, 14 * 86_400])); break;
+				case 2: await adapter('Client').upsert(pick(clients), { client_id: 'c', redirect_uris: pick([[], ['https://app.example/cb']]) }, pick([undefined, 60])); break;
+				case 3: await adapter('Grant').upsert(grantId, { jti: grantId, clientId: pick(clients), accountId: 'key:fp' }, pick([60, 14 * 86_400])); break;
+				case 4: await adapter('Session').upsert(pick(ids), { uid: pick(['u1', 'u2']), accountId: 'key:fp' }, pick([60, 3_600])); break;
+				case 5: await adapter(pick(granted)).consume(pick(ids)); break;
+				case 6: await adapter(pick(granted)).destroy(pick(ids)); break;
+				default: await adapter(pick(granted)).revokeByGrantId(grantId);
 			}
 		}
 	});

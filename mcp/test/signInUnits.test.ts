@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { cookieSettings, safeRedirectUri } from '../src/signIn/authServer';
-import { clientAddress, DEFAULT_SIGN_IN_LIMITS, signInLimits } from '../src/signIn/signInThrottle';
+import { clientAddress } from '../src/signIn/signInThrottle';
+import { DEFAULT_SIGN_IN_LIMITS, signInLimits } from '../src/signInLimits';
 import { readSettings, SettingsError } from '../src/settings';
 
 /** Sign-in's small rules, without a server: what signIn.test.ts drives end to end cannot reach them all (an https public URL, a proxy's header). */

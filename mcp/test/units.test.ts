@@ -12,7 +12,7 @@ import { defaultStateDir } from '../src/state/stateDir';
 import { MemoryStore } from '../src/state/store';
 import { Accounts } from '../src/signIn/accounts';
 import { NotYoursError, ownJob } from '../src/ownJob';
-import { DEFAULT_SIGN_IN_LIMITS } from '../src/signIn/signInThrottle';
+import { DEFAULT_SIGN_IN_LIMITS } from '../src/signInLimits';
 
 describe('how a retry is told from a new request (docs/mcp.md#retries-and-new-videos)', () => {
 	const request = validateGenerateInput({ prompt: 'A heron', resolution: '1080p' });
@@ -20,11 +20,11 @@ describe('how a retry is told from a new request (docs/mcp.md#retries-and-new-vi
 	let now = 1_000_000;
 	const ledger = new ServerLedger(new MemoryStore(() => now), () => now);
 	const identity = (options: { requestId?: string; newVideo?: boolean } = {}) =>
-		requestIdentity('fp', request, { ...options, retryWindowMs: windowMs, notedAtMs: (key) => ledger.notedAt(key), nowMs: now });
+		requestIdentity('fp', request, { ...options, retryWindowMs: windowMs, read: (key) => ledger.read(key), nowMs: now });
 
 	it('the same arguments are the same key within the window, the next key after it', async () => {
 		const first = await identity();
-		expect((await requestIdentity('fp', validateGenerateInput({ prompt: 'A heron', resolution: '1080P', duration: 8 }), { retryWindowMs: windowMs, notedAtMs: async () => undefined, nowMs: now })).idempotencyKey).toBe(first.idempotencyKey);
+		expect((await requestIdentity('fp', validateGenerateInput({ prompt: 'A heron', resolution: '1080P', duration: 8 }), { retryWindowMs: windowMs, read: async () => undefined, nowMs: now })).idempotencyKey).toBe(first.idempotencyKey);
 		await ledger.note(first.idempotencyKey, { jobId: 'job_1' });
 		now += windowMs - 1;
 		expect((await identity()).idempotencyKey).toBe(first.idempotencyKey);
@@ -38,9 +38,9 @@ describe('how a retry is told from a new request (docs/mcp.md#retries-and-new-vi
 	});
 
 	it('another key, newVideo and a new requestId are new requests; the same requestId is not', async () => {
-		const unnoted = (options: { requestId?: string; newVideo?: boolean } = {}) => requestIdentity('fp', request, { ...options, retryWindowMs: windowMs, notedAtMs: async () => undefined, nowMs: now });
+		const unnoted = (options: { requestId?: string; newVideo?: boolean } = {}) => requestIdentity('fp', request, { ...options, retryWindowMs: windowMs, read: async () => undefined, nowMs: now });
 		const base = (await identity()).idempotencyKey;
-		expect((await requestIdentity('other', request, { retryWindowMs: windowMs, notedAtMs: async () => undefined, nowMs: now })).idempotencyKey).not.toBe(base);
+		expect((await requestIdentity('other', request, { retryWindowMs: windowMs, read: async () => undefined, nowMs: now })).idempotencyKey).not.toBe(base);
 		const a = await unnoted({ newVideo: true });
 		const b = await unnoted({ newVideo: true });
 		expect(a.idempotencyKey).not.toBe(b.idempotencyKey);

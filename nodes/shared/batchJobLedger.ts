@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { JobLedger, LedgerEntry } from '../../core';
+import type { HostJobRecords, LedgerEntry } from '../../core';
 import { nodeJobRecords } from './nodeJobLedger';
 import { fromStored, toStored, type StoredEntry } from './storedLedgerEntry';
 
@@ -75,7 +75,7 @@ export function hasBatchNotes(context: IExecuteFunctions): boolean {
  * merges two executions' copies: there the execution's own records and the service's replay remain
  * (docs/n8n-internals.md).
  */
-export function batchJobLedger(context: IExecuteFunctions): JobLedger {
+export function batchJobLedger(context: IExecuteFunctions): HostJobRecords {
 	const executionId = context.getExecutionId();
 	const batch = (): Stored | undefined => batchesOf(context, false)?.[executionId];
 	return {

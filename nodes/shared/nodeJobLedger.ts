@@ -1,5 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import type { JobLedger, LedgerEntry } from '../../core';
+import type { HostJobRecords, LedgerEntry } from '../../core';
 import { fromStored, toStored, type StoredEntry } from './storedLedgerEntry';
 
 /** Where in the node's execution context the ledger lives. */
@@ -13,7 +13,7 @@ const LEDGER = 'omniVideoJobs';
  * On Fail runs in the same execution. So every way n8n runs the node again for one execution
  * reads back the jobs made before, from our own records (docs/n8n-internals.md).
  */
-export function nodeJobLedger(context: IExecuteFunctions): JobLedger {
+export function nodeJobLedger(context: IExecuteFunctions): HostJobRecords {
 	const nodeContext = context.getContext('node');
 	const stored = (): Record<string, StoredEntry> => {
 		const current = nodeJobRecords(context);
@@ -56,7 +56,7 @@ function hasJob(entry: LedgerEntry | undefined): entry is Extract<LedgerEntry, {
  * batch's notes name every row with a job, and a step that finds none knows they are lost or out
  * of its reach (createHold.ts). Not for Reuse: that would make an old job new to later runs.
  */
-export function bothLedgers(own: JobLedger, workflow: JobLedger, copyOwnJobs = false): JobLedger {
+export function bothLedgers(own: HostJobRecords, workflow: HostJobRecords, copyOwnJobs = false): HostJobRecords {
 	return {
 		find(key) {
 			const mine = own.find(key);

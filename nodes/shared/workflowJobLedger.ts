@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { JobLedger, LedgerEntry } from '../../core';
+import type { HostJobRecords, LedgerEntry } from '../../core';
 import { fromStored, toStored, type StoredEntry } from './storedLedgerEntry';
 
 /** Where in the node's workflow static data the jobs made for Reuse live. */
@@ -22,7 +22,7 @@ type Stored = StoredEntry & { t: number };
  * the editor: there only the service's replay is left (docs/n8n-internals.md). Records older than
  * the window, and the oldest past `maxRecords`, are dropped when one is noted.
  */
-function workflowJobLedger(context: IExecuteFunctions, slot: string, windowMs: number, maxRecords = Infinity): JobLedger {
+function workflowJobLedger(context: IExecuteFunctions, slot: string, windowMs: number, maxRecords = Infinity): HostJobRecords {
 	const staticData = context.getWorkflowStaticData('node');
 	const now = (): number => Date.now();
 	const stored = (): Record<string, Stored> => {
@@ -52,7 +52,7 @@ function workflowJobLedger(context: IExecuteFunctions, slot: string, windowMs: n
 }
 
 /** The jobs Reuse a Job Made From the Same Input made, kept for its window (see workflowJobLedger). */
-export function reuseJobLedger(context: IExecuteFunctions, windowMs: number): JobLedger {
+export function reuseJobLedger(context: IExecuteFunctions, windowMs: number): HostJobRecords {
 	return workflowJobLedger(context, REUSED, windowMs);
 }
 
@@ -63,6 +63,6 @@ export function reuseJobLedger(context: IExecuteFunctions, windowMs: number): Jo
  * create leaves and with its job once answered; saved by n8n when the execution parks or ends, so
  * a create sent in a step that n8n stopped before it parked is not here (docs/pipelines.md).
  */
-export function rowJobLedger(context: IExecuteFunctions): JobLedger {
+export function rowJobLedger(context: IExecuteFunctions): HostJobRecords {
 	return workflowJobLedger(context, ROWS, ROW_WINDOW_MS, MAX_ROWS);
 }

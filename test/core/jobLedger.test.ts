@@ -1,12 +1,12 @@
 import { closeCoreSandboxes, coreSandbox } from '../support/coreHarness';
-import { CreateOutcomeUnknownError, type JobLedger, type LedgerEntry } from '../../core';
+import { CreateOutcomeUnknownError, hostLedger, type JobLedger, type LedgerEntry } from '../../core';
 
 afterEach(closeCoreSandboxes);
 
 /** A host's record of its creates (n8n keeps it in the node's execution context). */
 function memoryLedger(): JobLedger & { entries: Map<string, LedgerEntry> } {
 	const entries = new Map<string, LedgerEntry>();
-	return { entries, find: (key) => entries.get(key), note: (key, entry) => void entries.set(key, entry), forget: (key) => void entries.delete(key) };
+	return { entries, ...hostLedger({ find: (key) => entries.get(key), note: (key, entry) => void entries.set(key, entry), forget: (key) => void entries.delete(key) }) };
 }
 
 describe('the ledger: a run asked again gets its jobs from our own records, on any reading of the service', () => {

@@ -1,7 +1,7 @@
 import { PLANS } from '../../core/types';
 import { planSteps, type PlanRecord } from '../../core/pacing/planRecord';
 import type { SharedPlan } from '../../core/pacing/sharedPlan';
-import { CreateClaimedElsewhere, type LedgerEntry, type SharedJobLedger } from '../../core/jobs/jobLedger';
+import type { JobLedger, LedgerEntry } from '../../core/jobs/jobLedger';
 import { closeCoreSandboxes, coreSandbox, maxInAnyWindow, mostJobsAtOnce, refused429 } from '../support/coreHarness';
 
 afterEach(closeCoreSandboxes);
@@ -85,16 +85,22 @@ describe('a plan shared by processes on one key (SharedPlan)', () => {
 	});
 });
 
-describe('a ledger shared by processes (SharedJobLedger)', () => {
-	it('sends one create when two processes are asked the same one at once; the other is told it is claimed', async () => {
+describe('a ledger shared by processes', () => {
+	it('sends one create when two processes are asked the same one at once; the other is told it is being made elsewhere', async () => {
 		const entries = new Map<string, LedgerEntry>();
-		const ledger: SharedJobLedger = {
-			find: async (key) => entries.get(key),
+		// As the server's records answer: a create sent by a live process is pending.
+		const pending = (entry: LedgerEntry): LedgerEntry => ('sentAtMs' in entry ? { ...entry, pending: true } : entry);
+		const ledger: JobLedger = {
+			find: async (key) => {
+				const known = entries.get(key);
+				return known && pending(known);
+			},
 			note: async (key, entry) => void entries.set(key, entry),
 			forget: async (key) => void entries.delete(key),
+			answerLost: async () => undefined,
 			claim: async (key, entry) => {
 				const known = entries.get(key);
-				if (known) return known;
+				if (known) return pending(known);
 				entries.set(key, entry);
 				return undefined;
 			},
@@ -102,17 +108,13 @@ describe('a ledger shared by processes (SharedJobLedger)', () => {
 		const { time, sent, client, restarted } = await coreSandbox({ limits: PLANS.pro, sandbox: { service: 'spec' } });
 		const second = restarted();
 		const input = { prompt: 'one video asked twice', resolution: '720P', duration: 4 } as const;
-		const [first, other] = await time.run(
-			Promise.allSettled([client, second].map((process) => process.generateVideo(input, { idempotencyKey: 'same-request', ledger }))),
-		);
-		const outcomes = [first, other];
+		const outcomes = await time.run(Promise.all([client, second].map((process) => process.createVideoOnce(input, { idempotencyKey: 'same-request', ledger }))));
 		expect(sent.creates()).toHaveLength(1);
-		expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
-		const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-		expect(refused?.reason).toBeInstanceOf(CreateClaimedElsewhere);
+		expect(outcomes.map((made) => made.outcome).sort()).toEqual(['being made elsewhere', 'made']);
+		const made = outcomes.find((outcome) => 'created' in outcome);
 		// Asked again once the first is answered, the second gets that job from the ledger, sending nothing.
-		const again = await time.run(second.generateVideo(input, { idempotencyKey: 'same-request', ledger }));
+		const again = await time.run(second.createVideoOnce(input, { idempotencyKey: 'same-request', ledger }));
 		expect(sent.creates()).toHaveLength(1);
-		expect(again.job.id).toBe((outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<{ job: { id: string } }>).value.job.id);
+		expect(again).toMatchObject({ outcome: 'made before', created: { job: { id: made && 'created' in made ? made.created.job.id : 'none' } } });
 	});
 });

@@ -1,7 +1,7 @@
 import { Workflow, type IDataObject, type IExecuteFunctions, type INode, type INodeTypes } from 'n8n-workflow';
 import { batchJobLedger, forgetBatchJobs } from '../../nodes/shared/batchJobLedger';
 import { bothLedgers, nodeJobLedger } from '../../nodes/shared/nodeJobLedger';
-import type { JobLedger, LedgerEntry } from '../../core';
+import type { HostJobRecords, LedgerEntry } from '../../core';
 
 /*
  * The notes of a parked batch's creates in the workflow's static data, as n8n's own Workflow keeps
@@ -69,7 +69,7 @@ it('drops batches left behind: two days after their last create, or the oldest p
 it('with the execution’s own records, a job either names wins over a create whose answer was not seen', () => {
 	// The execution's own records, as a stale resume left them: the create sent, its answer lost.
 	const notes = new Map<string, LedgerEntry>();
-	const own: JobLedger = { find: (key) => notes.get(key), note: (key, entry) => void notes.set(key, entry), forget: (key) => void notes.delete(key) };
+	const own: HostJobRecords = { find: (key) => notes.get(key), note: (key, entry) => void notes.set(key, entry), forget: (key) => void notes.delete(key) };
 	const workflow = workflowWith();
 	const both = bothLedgers(own, batchJobLedger(contextOf(workflow, 'e4')));
 	both.note('k1', { sentAtMs: 5 });

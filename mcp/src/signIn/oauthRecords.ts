@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { list, recordStep } from '../state/recordStep';
+import { list, recordStep, type Written } from '../state/recordStep';
 import type { StateStore } from '../state/store';
 
 /** A registered client with no expiry of its own is kept this long after its first grant: one unused for longer registers again. */
@@ -61,17 +61,78 @@ interface Kept {
 	consumedAt?: number;
 }
 
-export const oauthRecordName = (model: string, id: string) => `oauth:${model}:${id}`;
-const uidRecordName = (uid: string) => `oauth:session-uid:${uid}`;
-const grantRecordName = (grantId: string) => `oauth:grant:${grantId}`;
+/**
+ * Every OAuth record's name carries one hash tag, `{oauth}`, so that on a Redis Cluster they all
+ * live on one slot: a record, its grant's index and its session's uid record are written by one
+ * step, and a grant is revoked with all its records by one step, which a cluster runs only on keys
+ * of one slot. A token cannot carry its grant's id in its tag (it is found by its id alone), so the
+ * tag is the same for all of them; sign-in's traffic (a sign-in, an hourly refresh per member) is
+ * small enough for one node.
+ */
+export const oauthRecordName = (model: string, id: string) => `oauth:{oauth}:${model}:${id}`;
+const uidRecordName = (uid: string) => `oauth:{oauth}:session-uid:${uid}`;
+/** Not `grant:`, which a case-insensitive folder (macOS) would take for the Grant model's own record of the same id. */
+const grantRecordName = (grantId: string) => `oauth:{oauth}:grant-index:${grantId}`;
 
-const keepRecord = recordStep<{ kept: Kept }, void>(
+/** A grant's index: the names of its records (codes, tokens, …), kept as long as the longest of them. */
+interface GrantIndex {
+	names?: unknown;
+	expiresAtMs: number;
+}
+
+/**
+ * What one upsert writes besides the record (its first name), each on the next name given when
+ * set: the record's name listed in its grant's index, the grant's client kept at least until
+ * `clientUntilMs` (a client's first grant: see UNUSED_CLIENT_MS), a session's uid record.
+ */
+interface KeepArgs {
+	kept: Kept;
+	grantLists?: string;
+	clientUntilMs?: number;
+	uidKept?: Kept;
+}
+
+/** A record with its grant's index, its grant's client and its session's uid record, in one step, as oidc-provider's own Redis adapter writes them in one MULTI. */
+const keepRecord = recordStep<KeepArgs, void>(
 	'keep oauth record',
-	(_values, { kept }) => ({
-		writes: [{ value: kept, expiresAtMs: kept.expiresAtMs }],
-		answer: undefined,
-	}),
+	(values, { kept, grantLists, clientUntilMs, uidKept }) => {
+		const writes: Written[] = [{ value: kept, expiresAtMs: kept.expiresAtMs }];
+		let at = 1;
+		if (grantLists !== undefined) {
+			const index = values[at++] as GrantIndex | undefined;
+			const names = list<string>(index?.names);
+			if (!names.includes(grantLists)) names.push(grantLists);
+			const until = Math.max(kept.expiresAtMs, index?.expiresAtMs ?? 0);
+			writes.push({ value: { names, expiresAtMs: until }, expiresAtMs: until });
+		}
+		if (clientUntilMs !== undefined) {
+			const client = values[at++] as Kept | undefined;
+			writes.push(!client || client.expiresAtMs >= clientUntilMs ? undefined : { value: { ...client, expiresAtMs: clientUntilMs }, expiresAtMs: clientUntilMs });
+		}
+		if (uidKept !== undefined) writes.push({ value: uidKept, expiresAtMs: uidKept.expiresAtMs });
+		return { writes, answer: undefined };
+	},
 	`save(1, args.kept, args.kept.expiresAtMs)
+local at = 2
+if args.grantLists ~= nil then
+	local index = load(at) or {}
+	local names = index.names or {}
+	local found = false
+	for _, name in ipairs(names) do if name == args.grantLists then found = true end end
+	if not found then table.insert(names, args.grantLists) end
+	local untilMs = math.max(args.kept.expiresAtMs, index.expiresAtMs or 0)
+	save(at, { names = names, expiresAtMs = untilMs }, untilMs)
+	at = at + 1
+end
+if args.clientUntilMs ~= nil then
+	local client = load(at)
+	if client and client.expiresAtMs < args.clientUntilMs then
+		client.expiresAtMs = args.clientUntilMs
+		save(at, client, args.clientUntilMs)
+	end
+	at = at + 1
+end
+if args.uidKept ~= nil then save(at, args.uidKept, args.uidKept.expiresAtMs) end
 return nil`,
 );
 
@@ -92,21 +153,6 @@ save(1, kept, kept.expiresAtMs)
 return nil`,
 );
 
-/** A client's first grant: it is kept from then on as long as any (see UNUSED_CLIENT_MS). */
-const keepClient = recordStep<{ expiresAtMs: number }, void>(
-	'keep oauth client',
-	([value], { expiresAtMs }) => {
-		const kept = value as Kept | undefined;
-		if (!kept || kept.expiresAtMs >= expiresAtMs) return { writes: [undefined], answer: undefined };
-		return { writes: [{ value: { ...kept, expiresAtMs }, expiresAtMs }], answer: undefined };
-	},
-	`local kept = load(1)
-if not kept or kept.expiresAtMs >= args.expiresAtMs then return nil end
-kept.expiresAtMs = args.expiresAtMs
-save(1, kept, args.expiresAtMs)
-return nil`,
-);
-
 const removeRecord = recordStep<Record<string, never>, void>(
 	'remove oauth record',
 	() => ({ writes: [null], answer: undefined }),
@@ -114,35 +160,44 @@ const removeRecord = recordStep<Record<string, never>, void>(
 return nil`,
 );
 
-/** Names one more record of a grant (its codes and tokens), kept as long as the longest of them. */
-const noteGrantRecord = recordStep<{ name: string; expiresAtMs: number }, void>(
-	'note grant record',
-	([value], { name, expiresAtMs }) => {
-		const grant = value as { names?: unknown; expiresAtMs?: number } | undefined;
-		const names = list<string>(grant?.names);
-		if (!names.includes(name)) names.push(name);
-		const until = Math.max(expiresAtMs, grant?.expiresAtMs ?? 0);
-		return {
-			writes: [{ value: { names, expiresAtMs: until }, expiresAtMs: until }],
-			answer: undefined,
-		};
+/**
+ * A grant revoked: its index (the first name) and the records given after it (`given`, their
+ * names) removed together. A name the index holds that was not given (a token written since the
+ * index was read) is answered, and the index is kept listing only those, so that nothing of the
+ * grant is left unlisted: the adapter revokes them the same way. Undefined: nothing is left.
+ */
+const revokeGrant = recordStep<{ given: string[] }, string[] | undefined>(
+	'revoke oauth grant',
+	(values, { given }) => {
+		const index = values[0] as GrantIndex | undefined;
+		const left = list<string>(index?.names).filter((name) => !given.includes(name));
+		const removed: Written[] = given.map(() => null);
+		if (!index || left.length === 0) return { writes: [null, ...removed], answer: undefined };
+		return { writes: [{ value: { names: left, expiresAtMs: index.expiresAtMs }, expiresAtMs: index.expiresAtMs }, ...removed], answer: left };
 	},
-	`local grant = load(1) or {}
-local names = grant.names or {}
-local found = false
-for _, name in ipairs(names) do if name == args.name then found = true end end
-if not found then table.insert(names, args.name) end
-local untilMs = math.max(args.expiresAtMs, grant.expiresAtMs or 0)
-save(1, { names = names, expiresAtMs = untilMs }, untilMs)
-return nil`,
+	`local index = load(1)
+local given = {}
+for _, name in ipairs(args.given) do given[name] = true end
+for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
+local left = {}
+if index then
+	for _, name in ipairs(index.names or {}) do if not given[name] then table.insert(left, name) end end
+end
+if #left == 0 then
+	redis.call('DEL', KEYS[1])
+	return nil
+end
+save(1, { names = left, expiresAtMs = index.expiresAtMs }, index.expiresAtMs)
+return answer(left)`,
 );
 
 /**
  * The authorization server's records (clients, codes, grants, tokens, sign-in interactions and
  * sessions) in the server's own store: on one machine its folder, for a team Redis, so that a
  * code minted by one replica is redeemed at another and a token revoked at one is refused by
- * all. Each record is its own, changed by one step; a grant names its codes and tokens in a
- * record of its own, which is how they are all revoked at once.
+ * all. Each record is its own; an upsert writes it with what goes with it (its grant's index,
+ * a grant's client, a session's uid record) in one step, and a grant's index names its codes and
+ * tokens, which one step then revokes with it.
  */
 export function oauthAdapter(
 	store: StateStore,
@@ -166,31 +221,23 @@ export function oauthAdapter(
 				const forADay = model === 'Client' || model === 'RegistrationAccessToken';
 				const expiresAtMs = expiresIn ? nowMs + expiresIn * 1000 : nowMs + (forADay ? UNUSED_CLIENT_MS : CLIENT_KEEP_MS);
 				const name = named(id);
-				// The grant's list first: a revocation then finds every record that may exist.
-				if (payload.grantId)
-					await store.run(
-						noteGrantRecord,
-						[grantRecordName(payload.grantId)],
-						{ name, expiresAtMs },
-						nowMs,
-					);
-				if (model === 'Grant' && typeof payload.clientId === 'string')
-					await store.run(keepClient, [oauthRecordName('Client', payload.clientId)], { expiresAtMs: nowMs + CLIENT_KEEP_MS }, nowMs);
-				if (model === 'Session' && typeof payload.uid === 'string') {
-					// The session's record by its name (a hash), never its cookie.
-					await store.run(
-						keepRecord,
-						[uidRecordName(payload.uid)],
-						{ kept: { payload: JSON.stringify(name), expiresAtMs } },
-						nowMs,
-					);
+				// The record, and with it in the same step (names in this order): its grant's index, a grant's client, a session's uid record.
+				const names = [name];
+				const args: KeepArgs = { kept: { payload: JSON.stringify(keptPayload(model, payload)), expiresAtMs } };
+				if (payload.grantId) {
+					names.push(grantRecordName(payload.grantId));
+					args.grantLists = name;
 				}
-				await store.run(
-					keepRecord,
-					[name],
-					{ kept: { payload: JSON.stringify(keptPayload(model, payload)), expiresAtMs } },
-					nowMs,
-				);
+				if (model === 'Grant' && typeof payload.clientId === 'string') {
+					names.push(oauthRecordName('Client', payload.clientId));
+					args.clientUntilMs = nowMs + CLIENT_KEEP_MS;
+				}
+				if (model === 'Session' && typeof payload.uid === 'string') {
+					names.push(uidRecordName(payload.uid));
+					// The session's record by its name (a hash), never its cookie.
+					args.uidKept = { payload: JSON.stringify(name), expiresAtMs };
+				}
+				await store.run(keepRecord, names, args, nowMs);
 			},
 			find,
 			async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -216,10 +263,15 @@ export function oauthAdapter(
 				await store.run(removeRecord, [named(id)], {}, now());
 			},
 			async revokeByGrantId(grantId: string): Promise<void> {
-				const grant = await store.get<{ names?: unknown }>(grantRecordName(grantId));
-				for (const name of list<string>(grant?.names))
-					await store.run(removeRecord, [name], {}, now());
-				await store.run(removeRecord, [grantRecordName(grantId)], {}, now());
+				const index = grantRecordName(grantId);
+				// The index and every record it names, in one step; a record written since the index was read is answered and revoked the same way.
+				let names = list<string>((await store.get<GrantIndex>(index))?.names);
+				for (;;) {
+					const given = [...new Set(names)];
+					const left = await store.run(revokeGrant, [index, ...given], { given }, now());
+					names = list<string>(left);
+					if (names.length === 0) return;
+				}
 			},
 		};
 	};

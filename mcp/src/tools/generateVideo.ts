@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import type { GenerateVideoRequest } from '../../../core/types';
-import { CreateClaimedElsewhere, CreateOutcomeUnknownError, createMayHaveMadeJob, GENERATE_LIMITS, validateGenerateInput, type GenerateVideoInput, type GeneratedJob } from '../../../core';
+import { CreateOutcomeUnknownError, GENERATE_LIMITS, validateGenerateInput, type CreateOutcome, type GenerateVideoInput, type GeneratedJob, type LedgerEntry } from '../../../core';
 import type { Connection } from '../connection';
 import type { Progress } from '../progress';
 import { viewLink } from '../appView';
@@ -58,6 +58,7 @@ async function generate(context: ToolContext, args: Args, call: ToolCall): Promi
 	const startedMs = Date.now();
 	const waitSeconds = boundedWait(args.waitSeconds, context.settings.waitSeconds);
 	const deadlineMs = startedMs + waitSeconds * 1000;
+	const untilMs = Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS);
 	const connection = context.connect(call);
 	const input = { prompt: args.prompt, resolution: args.resolution, duration: args.duration, imageUrl: args.imageUrl, videoUrl: args.videoUrl, callbackUrl: connection.callbackUrl };
 	// Refused here, with every field's problem, before anything is sent.
@@ -68,33 +69,25 @@ async function generate(context: ToolContext, args: Args, call: ToolCall): Promi
 		requestId: args.requestId?.trim() || undefined,
 		newVideo: args.newVideo,
 		retryWindowMs: context.settings.retryWindowMinutes * 60_000,
-		notedAtMs: (key) => context.ledger.notedAt(key),
+		read: (key) => context.ledger.read(key),
 		nowMs: startedMs,
 	});
 	const progress = progressFor(call, waitSeconds);
+	const receipt = () => waitingForPlaceResult(args, identity.requestId, (Date.now() - startedMs) / 1000);
 	try {
+		let recorded: LedgerEntry | null | undefined = identity.recorded;
 		for (;;) {
-			const recorded = await context.ledger.find(identity.idempotencyKey);
-			// Made before, here or by another process on the key, and seen since: nothing to ask the service.
-			const seen = recorded && 'jobId' in recorded ? await context.watches.lastSeen(connection.fingerprint, recorded.jobId) : undefined;
-			if (seen && !(identity.reuse.maxAgeMs !== undefined && startedMs - (Date.parse(seen.job.createdAt ?? '') || startedMs) > identity.reuse.maxAgeMs)) {
-				return await waitWithin(context, connection, call, { job: seen.job, seenAtMs: seen.seenAtMs, deadlineMs, retried: true, requestId: identity.requestId, progress });
-			}
-			// Sent by another call that has not seen its answer yet: its job is noted as soon as it has.
-			if (recorded && 'sentAtMs' in recorded && (await context.ledger.answerPending(identity.idempotencyKey))) {
-				if (!(await answeredElsewhere(context, identity.idempotencyKey, Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS), call.signal))) return waitingForPlaceResult(args, identity.requestId, (Date.now() - startedMs) / 1000);
+			const made = await createWithin(context, connection, { input, request }, identity, recorded, call, progress, untilMs);
+			if (!made) return receipt();
+			if (!('created' in made)) {
+				if (made.outcome === 'unknown') throw new CreateOutcomeUnknownError(made.idempotencyKey, made.sentAtMs);
+				// Another call sends it: its job is noted as soon as it is answered.
+				if (!(await answeredElsewhere(context, identity.idempotencyKey, untilMs, call.signal))) return receipt();
+				recorded = undefined;
 				continue;
 			}
-			const created = await createWithin(context, connection, { input, request }, identity, recorded !== undefined, call, progress, Math.max(deadlineMs, startedMs + CREATE_FLOOR_MS));
-			if (created === 'claimed elsewhere') continue;
-			if (!created) return waitingForPlaceResult(args, identity.requestId, (Date.now() - startedMs) / 1000);
-			return await waitWithin(context, connection, call, {
-				job: created.job,
-				deadlineMs,
-				retried: created.replayed,
-				requestId: identity.requestId,
-				progress,
-			});
+			const created = made.created;
+			return await waitWithin(context, connection, call, { job: created.job, seenAtMs: created.seenAtMs, deadlineMs, retried: created.replayed, requestId: identity.requestId, progress });
 		}
 	} catch (error) {
 		if (error instanceof SpendCapError) return { content: [{ type: 'text', text: error.message }], isError: true };
@@ -105,28 +98,31 @@ async function generate(context: ToolContext, args: Args, call: ToolCall): Promi
 }
 
 /**
- * Creates through core (which waits for the plan's place and turn, claims the create in the shared
- * ledger, sends it once and notes its job), within `untilMs`; past it the create goes on and the same
- * call picks it up. 'claimed elsewhere': another process sends it.
+ * Creates once through core (which answers a create made before from our records, waits for the
+ * plan's place and turn, claims the create in the shared ledger, sends it once and notes its job),
+ * within `untilMs`; past it the create goes on and the same call picks it up.
  */
 async function createWithin(
 	context: ToolContext,
 	connection: Connection,
 	{ input, request }: { input: GenerateVideoInput; request: GenerateVideoRequest },
 	identity: RequestIdentity,
-	known: boolean,
+	recorded: LedgerEntry | null | undefined,
 	call: ToolCall,
 	progress: Progress,
 	untilMs: number,
-): Promise<GeneratedJob | 'claimed elsewhere' | undefined> {
+): Promise<CreateOutcome | undefined> {
 	// A retry is answered from our records: the cap counts only what a new video would add.
+	const known = recorded !== null;
 	const reservation = known ? { release: async () => undefined } : await context.spend.reserve(connection.fingerprint, request, call.signedIn?.member);
 	progress.say(known ? 'Looking up the job an earlier identical call made' : "Waiting for a place among the plan's jobs at once");
 	const creating = connection.client
-		.generateVideo(input, {
+		.createVideoOnce(input, {
 			idempotencyKey: identity.idempotencyKey,
 			validated: request,
 			ledger: context.ledger,
+			recorded,
+			lastSeen: (jobId) => context.watches.lastSeen(connection.fingerprint, jobId),
 			reuse: identity.reuse,
 			// Cancelled, a create still waiting for its turn is dropped; one already sent is read to its answer and noted.
 			signal: call.signal,
@@ -135,35 +131,28 @@ async function createWithin(
 			expectedMs: context.settings.expectedRenderSeconds === undefined ? undefined : context.settings.expectedRenderSeconds * 1000,
 			allowInsecureLoopbackCallback: connection.allowInsecureLoopbackCallback,
 		})
-		.then(async (created) => {
-			const createdAtMs = createdAt(created);
-			await Promise.all([
-				context.spend.observe(connection.fingerprint, created.job, created.request),
-				context.watches.seen(connection.fingerprint, created.job, { createdAtMs, expectedEndAtMs: createdAtMs + created.expectedMs }),
-				...(created.replayed ? [] : [context.spend.observeMade(call.signedIn?.member, created.job, created.request), context.madeBy(call, created.job.id)]),
-			]).catch(() => undefined);
-			// Its schedule runs from the create on, also when the call's bound came first: the job's end
-			// frees its place among the plan's jobs for the creates waiting, whenever the agent asks again.
-			context.watches.watch(connection, created.job, { expectedMs: created.expectedMs, createdAtMs }).catch(() => undefined);
-			return created;
-		})
-		.catch(async (error: unknown) => {
-			// Sent by this call and never answered: a call asked again is told so, instead of waiting for an
-			// answer that will not come. Claimed elsewhere, or an outcome already unknown, this call sent nothing.
-			if (createMayHaveMadeJob(error) && !sentNothing(error)) await context.ledger.answerLost(identity.idempotencyKey).catch(() => undefined);
-			throw error;
+		.then(async (made) => {
+			if ('created' in made && made.created.seenAtMs === undefined) await noteCreated(context, connection, call, made.created);
+			return made;
 		})
 		.finally(() => reservation.release().catch(() => undefined));
 	creating.catch(() => undefined);
-	try {
-		return await untilDeadline(creating, untilMs);
-	} catch (error) {
-		if (error instanceof CreateClaimedElsewhere) return 'claimed elsewhere';
-		// Claimed by another process between this call's look at the records and core's: its answer is
-		// still coming, so the call waits for it like any other, instead of calling the outcome unknown.
-		if (error instanceof CreateOutcomeUnknownError && (await context.ledger.answerPending(identity.idempotencyKey))) return 'claimed elsewhere';
-		throw error;
-	}
+	return await untilDeadline(creating, untilMs);
+}
+
+/**
+ * A job made or looked up now: its spending, when it was seen, who made it, and its look schedule,
+ * which runs from the create on, also when the call's bound came first: the job's end frees its
+ * place among the plan's jobs for the creates waiting, whenever the agent asks again.
+ */
+async function noteCreated(context: ToolContext, connection: Connection, call: ToolCall, created: GeneratedJob): Promise<void> {
+	const createdAtMs = createdAt(created);
+	await Promise.all([
+		context.spend.observe(connection.fingerprint, created.job, created.request),
+		context.watches.seen(connection.fingerprint, created.job, { createdAtMs, expectedEndAtMs: createdAtMs + created.expectedMs }),
+		...(created.replayed ? [] : [context.spend.observeMade(call.signedIn?.member, created.job, created.request), context.madeBy(call, created.job.id)]),
+	]).catch(() => undefined);
+	context.watches.watch(connection, created.job, { expectedMs: created.expectedMs, createdAtMs }).catch(() => undefined);
 }
 
 /**
@@ -173,20 +162,18 @@ async function createWithin(
  */
 const createdAt = (created: GeneratedJob): number => created.answeredAtMs ?? Date.now() - created.expectedMs / 2;
 
-const sentNothing = (error: unknown): boolean => error instanceof CreateClaimedElsewhere || error instanceof CreateOutcomeUnknownError;
-
-/** Waits for another call's create to be answered and noted (true), until `untilMs` (false). */
+/** Waits for another call's create to be settled: answered and noted, or its answer lost (true); until `untilMs` (false). */
 async function answeredElsewhere(context: ToolContext, idempotencyKey: string, untilMs: number, signal: AbortSignal): Promise<boolean> {
 	while (Date.now() < untilMs && !signal.aborted) {
 		const entry = await context.ledger.find(idempotencyKey);
-		if (!entry || 'jobId' in entry) return true;
+		if (!entry || 'jobId' in entry || !entry.pending) return true;
 		await new Promise((resolve) => setTimeout(resolve, 250));
 	}
 	return false;
 }
 
 /** The create's outcome, or undefined when the deadline comes first (the create goes on). */
-async function untilDeadline(creating: Promise<GeneratedJob>, deadlineMs: number): Promise<GeneratedJob | undefined> {
+async function untilDeadline<T>(creating: Promise<T>, deadlineMs: number): Promise<T | undefined> {
 	let timer: NodeJS.Timeout | undefined;
 	const timeUp = new Promise<undefined>((resolve) => {
 		timer = setTimeout(() => resolve(undefined), Math.max(0, deadlineMs - Date.now()));

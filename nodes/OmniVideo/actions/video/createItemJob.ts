@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import {
+	hostLedger,
 	validateGenerateInput,
 	type GeneratedJob,
 	type GenerateVideoInput,
-	type JobLedger,
+	type HostJobRecords,
 	type OmniVideoClient,
 } from '../../../../core';
 import { isLocalSandbox, isToolExecution, omniVideoClient } from '../../../shared/n8nHost';
@@ -95,7 +96,7 @@ export function planKey(plan: ItemJobPlan): string {
 export async function sendItemJob(
 	client: OmniVideoClient,
 	plan: ItemJobPlan,
-	options: { signal?: AbortSignal; allowInsecureLoopbackCallback: boolean; watched: boolean; callbackUrl?: string; ledger?: JobLedger; retryBudgetMs?: number; lookUpWhileWaiting?: boolean },
+	options: { signal?: AbortSignal; allowInsecureLoopbackCallback: boolean; watched: boolean; callbackUrl?: string; ledger?: HostJobRecords; retryBudgetMs?: number; lookUpWhileWaiting?: boolean },
 ): Promise<{ created: GeneratedJob; extra: IDataObject }> {
 	const created = await client.generateVideo(
 		{ ...plan.input, callbackUrl: options.callbackUrl ?? plan.input.callbackUrl },
@@ -106,7 +107,7 @@ export async function sendItemJob(
 			allowInsecureLoopbackCallback: options.allowInsecureLoopbackCallback,
 			expectedMs: plan.expectedMs,
 			watched: options.watched,
-			ledger: options.ledger,
+			ledger: options.ledger && hostLedger(options.ledger),
 			retryBudgetMs: options.retryBudgetMs,
 			lookUpWhileWaiting: options.lookUpWhileWaiting,
 		},
@@ -174,7 +175,7 @@ export async function sendPlanned(
  * it (rowJobLedger); with Reuse, where a later execution reads it (reuseJobLedger), unless its
  * key names this execution's resume URL, which no other execution sends.
  */
-function ledgerFor(context: IExecuteFunctions, plan: ItemJobPlan, batchRow: boolean): JobLedger {
+function ledgerFor(context: IExecuteFunctions, plan: ItemJobPlan, batchRow: boolean): HostJobRecords {
 	const own = nodeJobLedger(context);
 	const execution = batchRow ? bothLedgers(own, batchJobLedger(context), true) : own;
 	if (plan.rowKey !== undefined) return bothLedgers(execution, rowJobLedger(context));

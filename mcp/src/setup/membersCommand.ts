@@ -1,7 +1,7 @@
 import { readSettings, SettingsError, type SpendCap } from '../settings';
-import { openStore } from '../state/openStore';
+import { openStore } from './openStore';
 import { list } from '../state/recordStep';
-import { Accounts, MEMBER_NAME, type MemberSignIn } from './accounts';
+import { Accounts, MEMBER_NAME, type MemberSignIn } from '../signIn/accounts';
 
 export const MEMBERS_USAGE = `omni-video-mcp members: the people who sign in with the team's key (--sign-in team)
   omni-video-mcp members add NAME [--cap CREDITS] [--hours H]   adds NAME and prints their sign-in code (shown once)

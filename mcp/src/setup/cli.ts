@@ -1,13 +1,13 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createToolContext } from './context';
+import { createToolContext } from '../context';
 import { startHttpServer } from './httpServer';
-import { membersCommand } from './signIn/membersCommand';
-import { createServer } from './server';
-import { readSettings, SettingsError } from './settings';
-import { openStore } from './state/openStore';
-import { measuredStore } from './telemetry/measuredStore';
-import { startTracing } from './telemetry/tracing';
-import packageJson from '../package.json';
+import { membersCommand } from './membersCommand';
+import { createServer } from '../server';
+import { readSettings, SettingsError } from '../settings';
+import { openStore } from './openStore';
+import { measuredStore } from '../telemetry/measuredStore';
+import { startTracing } from '../telemetry/tracing';
+import packageJson from '../../package.json';
 
 const USAGE = `omni-video-mcp: Omni Video's MCP server (docs/mcp.md)
   omni-video-mcp                     stdio, for Claude Desktop, Cursor, VS Code

@@ -2,12 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { keyFingerprint } from '../../../core';
 import type { ToolContext } from '../context';
 import type { StateStore } from '../state/store';
-import type { AccountId } from './accounts';
-import { createAuthServer } from './authServer';
-import { BearerGate, type CallAuth } from './bearerAccess';
-import { KeySeal } from './sealedKey';
-import { SIGN_IN_PATH, SignInPage, type SignInCheck, type SignInForm } from './signInPage';
-import { clientAddress, SignInThrottle, type Held, type RefusalReason } from './signInThrottle';
+import type { AccountId } from '../signIn/accounts';
+import { createAuthServer } from '../signIn/authServer';
+import { BearerGate, type CallAuth } from '../signIn/bearerAccess';
+import { KeySeal } from '../signIn/sealedKey';
+import { SIGN_IN_PATH, SignInPage, type SignInCheck, type SignInForm } from '../signIn/signInPage';
+import { clientAddress, SignInThrottle, type Held, type RefusalReason } from '../signIn/signInThrottle';
 import { metrics } from '../telemetry/metrics';
 
 const PROTECTED_RESOURCE_PATHS = new Set(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']);

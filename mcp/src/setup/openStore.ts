@@ -1,7 +1,7 @@
 import type { Settings } from '../settings';
-import { FileStore } from './fileStore';
-import { RedisStore } from './redisStore';
-import { MemoryStore, type StateStore } from './store';
+import { FileStore } from '../state/fileStore';
+import { RedisStore } from '../state/redisStore';
+import { MemoryStore, type StateStore } from '../state/store';
 
 /** The store the settings name: Redis (connected), the folder (made if missing), or memory. */
 export async function openStore(state: Settings['state'], say: (line: string) => void): Promise<StateStore> {
