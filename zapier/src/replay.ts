@@ -1,5 +1,5 @@
 import type { Bundle, ZObject } from 'zapier-platform-core';
-import { canonicalJson, derivedIdempotencyKey, keyFingerprint, type GenerateVideoInput } from '../../core';
+import { canonicalJson, derivedIdempotencyKey, keyFingerprint, type GenerateVideoInput, type JobLedger, type LedgerEntry } from '../../core';
 import { connectionBaseUrl } from './connection';
 import { CONNECTION_SCOPE, connectionCache } from './cache';
 
@@ -91,7 +91,7 @@ export async function recallAttempt(z: ZObject, baseKey: string): Promise<Create
 	}
 }
 
-export async function recordAttempt(z: ZObject, baseKey: string, attempt: CreateAttempt): Promise<void> {
+async function recordAttempt(z: ZObject, baseKey: string, attempt: CreateAttempt): Promise<void> {
 	try {
 		// Through JSON: the cache takes JSON values only, and fields left undefined are not.
 		const value = JSON.parse(JSON.stringify(attempt)) as CreateAttempt;
@@ -115,7 +115,7 @@ export async function markDelivered(z: ZObject, baseKey: string, attempt: Create
  * later generation goes back to "the one before was delivered", not to nothing: a first
  * generation's key would get the earlier run's job replayed on a service that honours keys.
  */
-export async function forgetAttempt(z: ZObject, baseKey: string, attempt: CreateAttempt): Promise<void> {
+async function forgetAttempt(z: ZObject, baseKey: string, attempt: CreateAttempt): Promise<void> {
 	const generation = attempt.generation ?? 0;
 	if (generation > 0) {
 		await recordAttempt(z, baseKey, { input: attempt.input, generation: generation - 1, delivered: true });
@@ -127,6 +127,61 @@ export async function forgetAttempt(z: ZObject, baseKey: string, attempt: Create
 		// A stale entry makes the replay report an unknown outcome and send nothing: safe, if unhelpful.
 		z.console.log(`Zapier's cache could not be cleared (${String(error)}): a replay will report this create's outcome as unknown.`);
 	}
+}
+
+/** What our records say of an attempt's create, for core (see LedgerEntry): its job, or that it was sent. */
+export function attemptEntry(attempt: CreateAttempt): LedgerEntry | undefined {
+	if (attempt.jobId) return { jobId: attempt.jobId };
+	// Sent (an undelivered attempt is written as its create goes out), when it does not say when: long ago.
+	return attempt.delivered ? undefined : { sentAtMs: attempt.sentAt ? Date.parse(attempt.sentAt) : 0 };
+}
+
+/**
+ * core's JobLedger for the create of one generation of a step's input (see attemptFor), over the
+ * attempt record of its base key in Zapier's cache. A create claimed is written as sent with its
+ * input and generation (what a replay and the outcome-unknown message need), then with its job;
+ * one refused with an answer is forgotten (forgetAttempt); one that lost its answer stays written
+ * as sent, which a replay reads as an outcome unknown. A cache that cannot be read or written is
+ * no reason to fail: nothing is recorded then, as before.
+ */
+export interface AttemptLedger extends JobLedger {
+	/** The attempt as last read or written here (from `recalled` on). */
+	attempt?: CreateAttempt;
+	/** The attempt whose create this step sent and never saw answered, if it did. */
+	answerLostFor?: CreateAttempt;
+}
+
+export function attemptLedger(z: ZObject, baseKey: string, sending: { input: GenerateVideoInput; generation: number }, recalled: CreateAttempt | undefined): AttemptLedger {
+	const write = async (next: CreateAttempt) => {
+		ledger.attempt = next;
+		await recordAttempt(z, baseKey, next);
+	};
+	const ledger: AttemptLedger = {
+		attempt: recalled,
+		async find(idempotencyKey) {
+			const found = await recallAttempt(z, baseKey);
+			if (!found || generationKey(baseKey, found.generation ?? 0) !== idempotencyKey) return undefined;
+			ledger.attempt = found;
+			return attemptEntry(found);
+		},
+		async claim(idempotencyKey, { sentAtMs }) {
+			const known = await ledger.find(idempotencyKey);
+			if (!known) await write({ ...sending, sentAt: new Date(sentAtMs).toISOString() });
+			return known;
+		},
+		async note(_idempotencyKey, entry) {
+			const known = ledger.attempt ?? sending;
+			await write('jobId' in entry ? { ...known, jobId: entry.jobId } : { ...known, sentAt: new Date(entry.sentAtMs).toISOString() });
+		},
+		async forget() {
+			ledger.attempt = undefined;
+			await forgetAttempt(z, baseKey, sending);
+		},
+		async answerLost() {
+			ledger.answerLostFor = ledger.attempt;
+		},
+	};
+	return ledger;
 }
 
 /** How much of the prompt an error quotes: enough to find the job in the account's history. */

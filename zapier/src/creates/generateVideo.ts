@@ -1,24 +1,11 @@
 import { defineCreate, type Bundle, type ZObject } from 'zapier-platform-core';
-import {
-	AuthError,
-	CreditsError,
-	OmniVideoError,
-	RateLimitError,
-	TimeoutError,
-	TransportError,
-	ValidationError,
-	generationMode,
-	jobFailedError,
-	validateGenerateInput,
-	type JobRecord,
-	type OmniVideoClient,
-} from '../../../core';
+import { OmniVideoError, RateLimitError, TimeoutError, jobFailedError, type GenerateVideoInput, type JobRecord, type OmniVideoClient } from '../../../core';
 import { appError, appThrottle, asZapierErrors, happenedOnly } from '../errors';
 import { omniVideoClient } from '../host';
 import { jobOutput, type JobOutput } from '../job';
 import { videoFileOutput } from '../files';
 import { deadlineIn } from '../connection';
-import { attemptFor, forgetAttempt, markDelivered, outcomeUnknownMessage, recallAttempt, recordAttempt, replaySafeKey, type CreateAttempt } from '../replay';
+import { attemptEntry, attemptFor, attemptLedger, markDelivered, outcomeUnknownMessage, recallAttempt, replaySafeKey, type CreateAttempt } from '../replay';
 import { GENERATE_VIDEO_INPUT_FIELDS, GENERATE_VIDEO_OUTPUT_FIELDS, GENERATE_VIDEO_SAMPLE, type GenerateInput } from './generateVideoFields';
 import { blankToUndefined, isYes, prepareInput } from './generateVideoInput';
 
@@ -62,15 +49,6 @@ async function waitWithinRun(client: OmniVideoClient, job: JobRecord, expectedMs
 	}
 }
 
-/** Errors that prove the create never happened: a replay may start afresh (new callback URL, new uploads). */
-function surelyNotCreated(error: unknown): boolean {
-	if (error instanceof TransportError) return error.failure === 'refused';
-	if (error instanceof RateLimitError || error instanceof ValidationError || error instanceof CreditsError || error instanceof AuthError) return true;
-	// Any other refusal (4xx) created nothing, except "this key is still in flight": that create may.
-	const status = error instanceof OmniVideoError ? error.status : undefined;
-	return status !== undefined && status >= 400 && status < 500 && (error as OmniVideoError).code !== 'idempotency_conflict';
-}
-
 /**
  * A job the step does not park for: returned as it stands when the step does not wait, else waited
  * for within the run. Still rendering then, the editor's sample shows it as it stands; a replay asks
@@ -95,10 +73,10 @@ async function pickUp(
 }
 
 /**
- * Creates the job once per input, replays included (see replay.ts): a replay finds the attempt in
- * Zapier's cache and picks up the job it made; when that attempt's outcome is unknown (its answer
- * was lost), it sends nothing and says what to check, since resending would pay twice on a service
- * that ignores Idempotency-Key. Wait for the Video: Yes parks the step on Zapier's callback URL
+ * Creates the job once per input, replays included, through core's createVideoOnce with Zapier's
+ * cache as its ledger (see replay.ts): a replay finds the attempt there and picks up the job it
+ * made; when that attempt's outcome is unknown (its answer was lost), it sends nothing and says
+ * what to check, since resending would pay twice on a service that ignores Idempotency-Key. Wait for the Video: Yes parks the step on Zapier's callback URL
  * (performResume); No returns the queued job at once; the editor's sample waits within the run.
  */
 async function perform(z: ZObject, bundle: Bundle<GenerateInput>): Promise<JobOutput> {
@@ -114,44 +92,51 @@ async function perform(z: ZObject, bundle: Bundle<GenerateInput>): Promise<JobOu
 		const baseKey = replaySafeKey('generateVideo', bundle);
 		const { idempotencyKey, generation, earlier } = attemptFor(baseKey, await recallAttempt(z, baseKey));
 		const submittedAt = new Date().toISOString();
-
-		if (earlier?.jobId) {
-			z.console.log(`Replay: job ${earlier.jobId} was created by an earlier attempt of this step (idempotency key ${idempotencyKey}).`);
-			const mode = generationMode(validateGenerateInput(earlier.input, { allowInsecureLoopbackCallback }));
-			const job = await client.getJob(earlier.jobId, { deadlineAtMs });
-			const output = await pickUp(z, client, job, { waits, isSample, expectedMs: 0, deadlineAtMs, submitted: { mode, submittedAt, includeVideoFile } });
-			await markDelivered(z, baseKey, earlier);
-			return output;
-		}
-
-		if (earlier) {
-			// Sent before, and no job recorded: whether it was made is unknown, so nothing is resent.
-			throw appError(z, outcomeUnknownMessage('', earlier, idempotencyKey, true), 'outcome_unknown');
-		}
-
 		const parks = waits && !isSample;
-		const userCallback = waits ? undefined : blankToUndefined(fields.callbackUrl);
-		const input = await prepareInput(z, client, fields, { allowInsecureLoopbackCallback, callbackUrl: userCallback, deadlineAtMs });
-		// Asking for Zapier's callback URL is what parks the step: only when the create is sent.
-		if (parks) input.callbackUrl = z.generateCallbackUrl();
-		const sentAt = new Date().toISOString();
-		await recordAttempt(z, baseKey, { input, sentAt, generation });
-		let created;
+		// A replay takes what its earlier attempt sent: nothing is uploaded, no callback URL asked for.
+		const input = earlier ? earlier.input : await inputToSend(z, client, fields, { waits, parks, allowInsecureLoopbackCallback, deadlineAtMs });
+		const ledger = attemptLedger(z, baseKey, { input, generation }, earlier);
+		let made;
 		try {
-			created = await client.generateVideo(input, { idempotencyKey, allowInsecureLoopbackCallback, deadlineAtMs });
+			made = await client.createVideoOnce(input, { idempotencyKey, allowInsecureLoopbackCallback, deadlineAtMs, ledger, recorded: earlier ? (attemptEntry(earlier) ?? null) : null });
 		} catch (error) {
-			if (surelyNotCreated(error)) await forgetAttempt(z, baseKey, { input, generation });
-			else if (error instanceof OmniVideoError) throw appError(z, outcomeUnknownMessage(happenedOnly(error), { input, sentAt }, idempotencyKey, false), 'outcome_unknown');
+			const lost = ledger.answerLostFor;
+			if (lost && error instanceof OmniVideoError) throw appError(z, outcomeUnknownMessage(happenedOnly(error), lost, idempotencyKey, false), 'outcome_unknown');
 			throw error;
 		}
-		const attempt: CreateAttempt = { input, sentAt, generation, jobId: created.job.id };
-		await recordAttempt(z, baseKey, attempt);
+		if (!('created' in made)) {
+			// Sent before, and no job recorded: whether it was made is unknown, so nothing is resent.
+			throw appError(z, outcomeUnknownMessage('', ledger.attempt ?? { input, sentAt: new Date(made.sentAtMs).toISOString() }, idempotencyKey, true), 'outcome_unknown');
+		}
+		const { created } = made;
+		const attempt: CreateAttempt = { ...(ledger.attempt ?? { input, generation }), jobId: created.job.id };
 		const submitted = { mode: created.mode, submittedAt, includeVideoFile };
-		if (parks) return { ...jobOutput(created.job, { mode: created.mode, submittedAt }), includeVideoFile, attemptKey: baseKey, attempt } satisfies Submitted;
-		const output = await pickUp(z, client, created.job, { waits, isSample, expectedMs: created.expectedMs, deadlineAtMs, submitted });
+		if (made.outcome === 'made before') {
+			z.console.log(`Replay: job ${created.job.id} was created by an earlier attempt of this step (idempotency key ${idempotencyKey}).`);
+		} else if (parks) {
+			return { ...jobOutput(created.job, { mode: created.mode, submittedAt }), includeVideoFile, attemptKey: baseKey, attempt } satisfies Submitted;
+		}
+		const output = await pickUp(z, client, created.job, { waits, isSample, expectedMs: made.outcome === 'made' ? created.expectedMs : 0, deadlineAtMs, submitted });
 		await markDelivered(z, baseKey, attempt);
 		return output;
 	});
+}
+
+/**
+ * The input of a create about to be sent: file fields uploaded, and Zapier's callback URL when the
+ * step parks (asking for it is what parks the step, so only here).
+ */
+async function inputToSend(
+	z: ZObject,
+	client: OmniVideoClient,
+	fields: GenerateInput,
+	options: { waits: boolean; parks: boolean; allowInsecureLoopbackCallback: boolean; deadlineAtMs: number },
+): Promise<GenerateVideoInput> {
+	const { waits, parks, allowInsecureLoopbackCallback, deadlineAtMs } = options;
+	const userCallback = waits ? undefined : blankToUndefined(fields.callbackUrl);
+	const input = await prepareInput(z, client, fields, { allowInsecureLoopbackCallback, callbackUrl: userCallback, deadlineAtMs });
+	if (parks) input.callbackUrl = z.generateCallbackUrl();
+	return input;
 }
 
 /**
