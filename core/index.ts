@@ -33,7 +33,7 @@ export { TYPICAL_RENDER_SECONDS, expectedRenderSeconds, slotHoldMs } from './pac
 export { validateJobId } from './input/validateJobId';
 export { detectContentType } from './input/contentType';
 export { callbackUrlProblem, isAcceptedCallbackUrl } from './input/validateUrls';
-export type { CreateOutcome, GeneratedJob } from './jobs/generateVideo';
+export type { CreateOutcome, GeneratedJob, GenerateVideoOptions } from './jobs/generateVideo';
 export { CreateClaimedElsewhere, CreateOutcomeUnknownError, createMayHaveMadeJob, hostLedger, type HostJobRecords, type JobLedger, type LedgerEntry } from './jobs/jobLedger';
 export type { UploadedFile } from './jobs/uploadFile';
 export { jobView, type JobView } from './jobs/jobView';

@@ -16,8 +16,10 @@ import {
 	jobFailedError,
 	isOmniVideoError,
 	validateGenerateInput,
+	type CreateOutcome,
 	type GenerateVideoInput,
 	type JobRecord,
+	type GenerateVideoOptions,
 	type OmniVideoClient,
 } from '../../../core';
 import { omniVideoAuth } from '../auth';
@@ -26,7 +28,7 @@ import { includeVideoFileProp, jobOutput, type JobOutput } from '../job';
 
 import { runStartedAtMs } from '../run/runLimits';
 import { MAX_POLL_MS, RUN_CAP_MS, lookAfterMs, pollTimeoutMs, runLeftMs } from '../run/pollBudget';
-import { createOnce, outcomeUnknownError, skipped, type Attempt } from '../run/stepAttempt';
+import { entryOf, outcomeUnknownError, skipped, stepLedger, type Attempt } from '../run/stepAttempt';
 import { listRecord } from '../run/stepRecords';
 
 /**
@@ -176,14 +178,6 @@ async function generate(ctx: Context, testing: boolean): Promise<JobOutput> {
 
 	let attempt = (await ctx.store.get<Attempt>(storeKey)) ?? undefined;
 	const extra: Record<string, unknown> = { mode: generationMode(request), idempotencyKey };
-	if (attempt?.jobId) {
-		// A retry of the step after its job was made: pick the job up (it may have ended
-		// meanwhile) and poll; its pause, if it had one, is over.
-		const job = await client.getJob(attempt.jobId);
-		if (wait === 'none') return finished(ctx, job, extra);
-		return finished(ctx, await poll(client, job, ctx, expectedMs), { ...extra, waitedBy: 'polling', ...skipped(attempt) });
-	}
-	if (attempt?.sentAtMs !== undefined) throw outcomeUnknownError(idempotencyKey, attempt.sentAtMs);
 	if (!attempt) {
 		const expectedEndMs = expectedMs ?? expectedRenderSeconds(request.resolution, request.duration) * 1000;
 		const resumeAt = new Date(Date.now() + expectedEndMs + lookAfterMs(expectedEndMs));
@@ -191,23 +185,55 @@ async function generate(ctx: Context, testing: boolean): Promise<JobOutput> {
 		attempt = waitpoint ? { callbackUrl: waitpoint.resumeUrl, waitpointId: waitpoint.id } : { callbackUrl: input.callbackUrl };
 		await listRecord(ctx.store, storeKey, Date.now());
 	}
-	let created: Awaited<ReturnType<OmniVideoClient['generateVideo']>>;
+	const create = (sent: Attempt, watched: boolean) => createOnce(ctx, storeKey, client, sent, input, { idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched });
+	let made: CreateOutcome;
 	try {
-		created = await createOnce(ctx.store, storeKey, client, attempt, input, { idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: wait !== 'none' });
+		made = await create(attempt, wait !== 'none');
 	} catch (error) {
 		if (!attempt.waitpointId || !isRefusedCallbackUrl(error)) throw error;
-		// Refused for the callback URL alone (nothing made, nothing charged): the step polls, as n8n's does.
+		// Refused for the callback URL alone (nothing made, nothing charged, the record put back): the step polls, as n8n's does.
 		attempt = { callbackSkipped: `Omni Video refused this instance's resume URL as a callback URL (${String((error as Error).message).split('. ')[0]})` };
-		created = await createOnce(ctx.store, storeKey, client, attempt, input, { idempotencyKey, allowInsecureLoopbackCallback, expectedMs, watched: true });
+		made = await create(attempt, true);
 	}
+	if (!('created' in made)) throw outcomeUnknownError(idempotencyKey, made.sentAtMs);
+	const { created } = made;
 	const { job } = created;
 	if (wait === 'none') return finished(ctx, job, extra);
+	if (made.outcome === 'made before') {
+		// A retry of the step after its job was made: the job as it is now (it may have ended
+		// meanwhile), polled; its pause, if it had one, is over.
+		return finished(ctx, await poll(client, job, ctx, expectedMs), { ...extra, waitedBy: 'polling', ...skipped(attempt) });
+	}
 	// Never pause for a job that has already ended: its callback has been sent already.
 	if (attempt.waitpointId && !isTerminal(job)) {
 		ctx.run.waitForWaitpoint(attempt.waitpointId);
 		return jobOutput(job, { extra: { ...extra, waitedBy: 'callback' } });
 	}
 	return finished(ctx, await poll(client, job, ctx, created.expectedMs), { ...extra, waitedBy: 'polling', ...skipped(attempt) });
+}
+
+/**
+ * Sends the step's create once (core's createVideoOnce), the step's record in the flow's store its
+ * ledger: a record that names a job gives that job as it is now; one sent without a job, an
+ * outcome unknown, never sent again. A create refused with an answer puts the record back as it
+ * was, and may be sent again; one sent and never answered (no answer, 5xx) is outcomeUnknownError.
+ */
+async function createOnce(
+	ctx: Context,
+	storeKey: string,
+	client: OmniVideoClient,
+	attempt: Attempt,
+	input: GenerateVideoInput,
+	options: { idempotencyKey: string } & GenerateVideoOptions,
+): Promise<CreateOutcome> {
+	const ledger = stepLedger(ctx.store, storeKey, attempt);
+	try {
+		return await client.createVideoOnce({ ...input, callbackUrl: attempt.callbackUrl }, { ...options, ledger, recorded: entryOf(attempt) ?? null });
+	} catch (error) {
+		// Core noted the create's answer lost (createMayHaveMadeJob): whether it made a job is unknown.
+		if (ledger.answerLostAtMs !== undefined) throw outcomeUnknownError(options.idempotencyKey, ledger.answerLostAtMs, error);
+		throw error;
+	}
 }
 
 /**
