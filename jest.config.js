@@ -2,7 +2,9 @@
  * Jest runs every suite under test/ with ts-jest against the dev tsconfig, and the n8n engine
  * tests (test/n8n) a second time on the newest n8n-core and n8n-workflow (the npm aliases
  * n8n-core-newest and n8n-workflow-newest): the pins are the oldest supported n8n's (1.123), so
- * a change in a newer n8n that the node leans on fails a test here, not users' workflows.
+ * a change in a newer n8n that the node leans on fails a test here, not users' workflows. That
+ * second run is on the strictest reading of the spec (`--service spec`, see jest.spec.config.js),
+ * the first on docs/api.md's decisions: each end of the range and each reading run once.
  */
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json' }] };
 const base = { testEnvironment: 'node', transform, testTimeout: 30000 };
@@ -29,6 +31,7 @@ const projects = [
 		roots: ['<rootDir>/test/n8n'],
 		testMatch: ['**/*.test.ts'],
 		moduleNameMapper: NEWEST_N8N,
+		setupFiles: ['<rootDir>/test/support/specService.ts'],
 	},
 ];
 
