@@ -93,10 +93,11 @@ export async function runQueueMode(
 		await runCheck(label, 'queue-pipeline-each-row-once', () => pipelineEachRowOnce(context, 'queue-pipeline', () => layout.restart('after-pipeline')));
 		// n8n 3.0 runs manual executions only on workers; the layout offloads them already.
 		await runCheck(label, 'queue-manual-run-on-a-worker', async () => {
-			const { manualRunFromEditor, textToVideoExample } = await import('./browser');
-			const evidence = await manualRunFromEditor(context);
-			const [latest] = await context.n8n.executions(textToVideoExample(context).id);
-			check(latest?.mode === 'manual', `the example's newest execution is not a manual one (${latest?.mode ?? 'none'})`);
+			const { manualRunFromEditor, textToVideoOnSandboxScale } = await import('./browser');
+			const workflowId = await textToVideoOnSandboxScale(context);
+			const evidence = await manualRunFromEditor(context, workflowId);
+			const [latest] = await context.n8n.executions(workflowId);
+			check(latest?.mode === 'manual', `the workflow's newest execution is not a manual one (${latest?.mode ?? 'none'})`);
 			const worker = await workerThatStarted(layout.userFolder, latest.id, layout.workers);
 			check(worker, `no worker's log names execution ${latest.id}: it ran on main`);
 			return `${evidence}; execution ${latest.id} (manual) ran on ${worker}`;
