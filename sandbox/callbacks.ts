@@ -21,7 +21,8 @@ export interface CallbackAttempt {
 	/** The start of the receiver's answer (for a refusal: why), as evidence for tests. */
 	answer?: string;
 	error?: string;
-	outcome: 'delivered' | 'retrying' | 'stopped-by-410' | 'gave-up';
+	/** `lost`: the delivery was dropped by a drawn fault (sandbox/faultRates.ts), none of its attempts sent. */
+	outcome: 'delivered' | 'retrying' | 'stopped-by-410' | 'gave-up' | 'lost';
 }
 
 interface Delivery {
@@ -54,6 +55,8 @@ export class Callbacks {
 		private readonly clock: VirtualClock,
 		private readonly secret: () => string,
 		policy: CallbackPolicy = {},
+		/** Whether this delivery is lost, drawn once per delivery. */
+		private readonly isLost: () => boolean = () => false,
 	) {
 		this.policy = { signOnSandboxClock: false, signing: 'signed', delivery: 'retried', failedJobs: true, ...policy };
 	}
@@ -62,6 +65,10 @@ export class Callbacks {
 		if (!job.body.callbackUrl || this.policy.delivery === 'never') return;
 		if (record.status === 'failed' && !this.policy.failedJobs) return;
 		const delivery: Delivery = { job, url: job.body.callbackUrl, webhookId: newId('msg'), body: JSON.stringify(record) };
+		if (this.isLost()) {
+			this.attempts.push({ jobId: job.id, url: delivery.url, webhookId: delivery.webhookId, attempt: 1, at: new Date(this.clock.now()).toISOString(), outcome: 'lost' });
+			return;
+		}
 		const copies = job.duplicateCallbacks ? 2 : 1;
 		for (let i = 0; i < copies; i++) this.schedule(delivery, 0, job.callbackDelayMs);
 	}

@@ -1,6 +1,7 @@
 /* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals -- the sandbox's command line prints for a person and reads process arguments; never shipped */
 import { startSandbox, type SandboxOptions } from './server';
 import { DEFAULT_CONFIG, keysByRole } from './config';
+import { isFraction } from './faultRates';
 import type { RenderTimeModel } from './renderTimes';
 import { describeService, parseSwitch, serviceProfileName } from './service';
 
@@ -22,6 +23,9 @@ Usage: npm run sandbox -- [options]
                          (sandbox/README.md lists them); repeatable
   --no-progress          job records carry no progress (the same as --switch reportProgress=false)
   --insecure-callbacks   accept http:// callback URLs to loopback addresses
+  --lose-callbacks R     lose this share (0..1) of jobs' callback deliveries, drawn at random
+  --unavailable R        answer this share (0..1) of API requests 503, drawn at random
+  --fault-seed N         seed of those draws (default 1)
   --config FILE          JSON config: accounts, keys, budgets, prices, limits (see sandbox/README.md)
   --help                 this text`;
 
@@ -29,6 +33,14 @@ function clientClockOf(value: string): 'real' | 'sandbox' {
 	if (value !== 'real' && value !== 'sandbox') throw new Error(`--client-clock is real or sandbox, not ${value}`);
 	return value;
 }
+
+function fractionOf(flag: string, value: string): number {
+	const fraction = value.trim() === '' ? Number.NaN : Number(value);
+	if (!isFraction(fraction)) throw new Error(`${flag} is a fraction from 0 to 1 (0.05 is 5 %), not ${value}`);
+	return fraction;
+}
+
+const percent = (rate = 0) => `${Math.round(rate * 10_000) / 100} %`;
 
 function parseArgs(argv: string[]): SandboxOptions | 'help' {
 	const options: SandboxOptions = {};
@@ -50,6 +62,9 @@ function parseArgs(argv: string[]): SandboxOptions | 'help' {
 		else if (arg === '--service') options.service = serviceProfileName(value(), '--service');
 		else if (arg === '--switch') Object.assign(options, parseSwitch(value()));
 		else if (arg === '--insecure-callbacks') options.insecureCallbacks = true;
+		else if (arg === '--lose-callbacks') options.faultRates = { ...options.faultRates, lostCallbacks: fractionOf(arg, value()) };
+		else if (arg === '--unavailable') options.faultRates = { ...options.faultRates, unavailable: fractionOf(arg, value()) };
+		else if (arg === '--fault-seed') options.faultRates = { ...options.faultRates, seed: Number(value()) };
 		else if (arg === '--config') options.configFile = value();
 		else throw new Error(`Unknown option ${arg} (see --help)`);
 	}
@@ -76,7 +91,9 @@ async function main(): Promise<void> {
 		keys.budget && `  Budget key:     ${keys.budget}   (${budget}-credit budget)`,
 		keys.revoked && `  Revoked key:    ${keys.revoked}`,
 		`  Webhook secret: ${webhookSecret}`,
-		`  Admin:          ${url}/__sandbox/requests · /jobs · /callbacks · /scenarios · /clock · /service`,
+		config.faultRates &&
+			`  Drawn faults:   ${percent(config.faultRates.lostCallbacks)} of callbacks lost, ${percent(config.faultRates.unavailable)} of API requests 503 (seed ${config.faultRates.seed ?? 1})`,
+		`  Admin:          ${url}/__sandbox/requests · /jobs · /callbacks · /scenarios · /clock · /service · /faults`,
 	];
 	const tryKey = keys.pro ?? keys.premium ?? config.keys[0]?.key ?? '<key>';
 	console.log(`Omni Video sandbox listening on ${url}  (${describeService(config)}, speed ×${config.speed}${config.insecureCallbacks ? ', insecure callbacks allowed' : ''})

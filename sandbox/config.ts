@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { PLANS, type PlanLimits } from '../core/types';
 import defaults from './default-config.json';
+import type { FaultRateConfig } from './faultRates';
 import type { RenderTimeModel } from './renderTimes';
 import { resolveSwitches, serviceFromEnvironment, serviceProfileName, SERVICE_PROFILES, type ServiceProfileName, type ServiceSwitches } from './service';
 
@@ -63,6 +64,8 @@ export interface SandboxConfig extends ServiceSwitches {
 	 * does) gives both in virtual time, so that a sped-up client waits and verifies as a real one.
 	 */
 	clientClock?: 'real' | 'sandbox';
+	/** Faults drawn at random (seeded): lost callback deliveries and 503s; none by default. */
+	faultRates?: FaultRateConfig;
 }
 
 /**

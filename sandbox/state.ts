@@ -3,6 +3,7 @@ import { Accounts, type ApiKey } from './accounts';
 import { Callbacks } from './callbacks';
 import { VirtualClock } from './clock';
 import type { SandboxConfig } from './config';
+import { FaultRates } from './faultRates';
 import { IdempotencyStore } from './idempotency';
 import { Jobs } from './jobs';
 import { RateWindows } from './rateLimits';
@@ -35,6 +36,7 @@ export class SandboxState {
 	/** Requests still refused per key by a `rate-limit-storm`. */
 	readonly storms = new Map<string, number>();
 	readonly journal: JournalEntry[] = [];
+	readonly faults: FaultRates;
 	/** Known once the server listens. */
 	baseUrl = '';
 	private readonly pending = new Set<ReturnType<typeof setTimeout>>();
@@ -42,12 +44,18 @@ export class SandboxState {
 	constructor(readonly config: SandboxConfig) {
 		this.clock = new VirtualClock(config.speed);
 		this.accounts = new Accounts(config);
-		this.callbacks = new Callbacks(this.clock, () => config.webhookSecret, {
-			signOnSandboxClock: this.clientsOnSandboxClock,
-			signing: config.callbackSigning,
-			delivery: config.callbackDelivery,
-			failedJobs: config.failedJobCallbacks,
-		});
+		this.faults = new FaultRates(config.faultRates);
+		this.callbacks = new Callbacks(
+			this.clock,
+			() => config.webhookSecret,
+			{
+				signOnSandboxClock: this.clientsOnSandboxClock,
+				signing: config.callbackSigning,
+				delivery: config.callbackDelivery,
+				failedJobs: config.failedJobCallbacks,
+			},
+			() => this.faults.fails('lostCallbacks'),
+		);
 		const jobs: Jobs = new Jobs(
 			this.clock,
 			this.accounts,
@@ -118,6 +126,7 @@ export class SandboxState {
 		this.windows.reset();
 		this.storms.clear();
 		this.journal.length = 0;
+		this.faults.reset();
 		const fresh = new Accounts(this.config);
 		this.accounts.accounts.clear();
 		this.accounts.keys.clear();

@@ -1,5 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev tooling, never shipped in the n8n package */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { faultRatesProblem, type FaultRateConfig } from '../faultRates';
 import { errorReply, jsonReply, readBody, send, MAX_JSON_BYTES, type Reply } from '../httpUtil';
 import { SCENARIOS } from '../scenarios';
 import { serviceReading } from '../service';
@@ -63,6 +64,13 @@ function addKey({ accounts }: SandboxState, body: AdminBody): Reply {
 	return jsonReply(201, { label: added.label, account: added.account.id });
 }
 
+function setFaults({ faults }: SandboxState, body: AdminBody): Reply {
+	const problem = faultRatesProblem(body);
+	if (problem) return errorReply(400, 'invalid_request', problem);
+	faults.set(body as FaultRateConfig);
+	return jsonReply(200, faults.current);
+}
+
 /** The admin API (no key): what the sandbox saw, and the knobs tests turn. sandbox/README.md lists it. */
 export const ADMIN_ROUTES: readonly AdminRoute[] = [
 	{ method: 'GET', path: '/__sandbox/requests', handle: ({ journal }) => jsonReply(200, journal) },
@@ -90,6 +98,8 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
 	{ method: 'GET', path: '/__sandbox/service', handle: ({ config }) => jsonReply(200, serviceReading(config)) },
 	{ method: 'POST', path: '/__sandbox/clock', handle: setClock },
 	{ method: 'POST', path: '/__sandbox/keys', handle: addKey },
+	{ method: 'GET', path: '/__sandbox/faults', handle: ({ faults }) => jsonReply(200, faults.current) },
+	{ method: 'POST', path: '/__sandbox/faults', handle: setFaults },
 	{
 		method: 'POST',
 		path: '/__sandbox/reset',

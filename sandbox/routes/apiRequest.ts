@@ -21,7 +21,10 @@ function parseJson(raw: Buffer): unknown {
 	}
 }
 
-/** Faults that refuse the request before any route sees it: echo-key, service-unavailable, storms and the rate windows. */
+/**
+ * Faults that refuse the request before any route sees it: echo-key, service-unavailable (or a
+ * drawn 503), storms and the rate windows. A 503 comes before the windows, so it costs no request.
+ */
 function refusalBeforeRoute(
 	state: SandboxState,
 	req: IncomingMessage,
@@ -29,13 +32,13 @@ function refusalBeforeRoute(
 	limits: PlanLimits,
 	scenarios: Set<ScenarioName>,
 ): Reply | undefined {
-	const { config, storms, windows, clock } = state;
+	const { config, storms, windows, clock, faults } = state;
 	if (scenarios.has('echo-key')) {
 		const name = (req.headers['x-sandbox-echo'] as string | undefined) ?? key.echo;
 		const echoed = ECHO_ENCODINGS[isEchoEncoding(name) ? name : 'url'](key.key);
 		return errorReply(403, 'forbidden', `The key ${echoed} may not do this.`, { 'X-Echoed-Key': echoed });
 	}
-	if (scenarios.has('service-unavailable')) {
+	if (scenarios.has('service-unavailable') || faults.fails('unavailable')) {
 		return errorReply(503, 'unavailable', 'The service is unavailable.', { 'Retry-After': '1' });
 	}
 	if (scenarios.has('rate-limit-storm') && !storms.has(key.key)) storms.set(key.key, config.stormLength);
