@@ -21,7 +21,7 @@ import { packPackage, startEnvironment } from '../test/e2e/environment';
 import { EXAMPLE_SCENARIOS } from '../test/e2e/exampleScenarios';
 import { OWNER } from '../test/e2e/n8nServer';
 import { freePort, shutdown, stopAllOnExit, onShutdown } from '../test/e2e/processes';
-import { PIPELINE_TABLE, createDataTable, insertRows, withDataTable } from '../test/e2e/dataTables';
+import { PIPELINE_TABLE, createPipelineTables, insertRows, withDataTables } from '../test/e2e/dataTables';
 
 /** Do the main job once and stop, rather than wait for a person at the editor. */
 const ONCE = process.env.CI === 'true' || process.argv.includes('--once');
@@ -58,11 +58,11 @@ async function main(): Promise<void> {
 	});
 	onShutdown(() => environment.stop());
 	const { n8n, sandbox, examples } = environment;
-	const table = await createDataTable(n8n, PIPELINE_TABLE);
-	await insertRows(n8n, table, SAMPLE_PROMPTS);
+	const tables = await createPipelineTables(n8n);
+	await insertRows(n8n, tables.prompts, SAMPLE_PROMPTS);
 	const pipeline = examples.find((example) => example.file === 'scheduled-pipeline-from-data-table.json');
-	// The example ships with no table picked (n8n 1.x finds one by ID only): this n8n's is picked for it.
-	if (pipeline) await n8n.updateWorkflow(pipeline.id, withDataTable(await n8n.workflow(pipeline.id), table.id));
+	// The example ships with no table picked (n8n 1.x finds one by ID only): this n8n's are picked for it.
+	if (pipeline) await n8n.updateWorkflow(pipeline.id, withDataTables(await n8n.workflow(pipeline.id), tables.ids));
 	if (ONCE) {
 		const mainJob = EXAMPLE_SCENARIOS.find((scenario) => scenario.name === 'example-text-to-video')!;
 		console.log(`Running the text-to-video example once in n8n ${VERSION} (${process.env.CI === 'true' ? 'CI=true' : '--once'})`);

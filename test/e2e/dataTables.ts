@@ -20,10 +20,34 @@ export const PIPELINE_COLUMNS: Array<{ name: string; type: ColumnType }> = [
 	{ name: 'videoUrl', type: 'string' },
 	{ name: 'creditsUsed', type: 'number' },
 	{ name: 'error', type: 'string' },
+	{ name: 'failures', type: 'number' },
 ];
 
-/** The table name the template looks its table up by. */
+/** The columns of the template's batches: one record a batch that ended (a tick's rows). */
+export const BATCH_COLUMNS: Array<{ name: string; type: ColumnType }> = [
+	{ name: 'batch', type: 'string' },
+	{ name: 'endedOn', type: 'string' },
+	{ name: 'done', type: 'number' },
+	{ name: 'failed', type: 'number' },
+	{ name: 'retried', type: 'number' },
+	{ name: 'credits', type: 'number' },
+	{ name: 'creditsPerSecond', type: 'string' },
+];
+
+/** The columns of the template's daily summary, one row a day. */
+export const SUMMARY_COLUMNS: Array<{ name: string; type: ColumnType }> = [
+	{ name: 'day', type: 'string' },
+	{ name: 'done', type: 'number' },
+	{ name: 'failed', type: 'number' },
+	{ name: 'retried', type: 'number' },
+	{ name: 'credits', type: 'number' },
+	{ name: 'creditBudget', type: 'number' },
+];
+
+/** The table names the template looks its tables up by. */
 export const PIPELINE_TABLE = 'Omni Video prompts';
+export const BATCH_TABLE = 'Omni Video batches';
+export const SUMMARY_TABLE = 'Omni Video daily summary';
 
 export interface DataTable {
 	id: string;
@@ -45,14 +69,36 @@ export async function insertRows(n8n: N8nServer, table: DataTable, rows: Row[]):
 	await n8n.rest('POST', `${table.base}/insert`, { data: rows, returnType: 'count' });
 }
 
+/** Sets `data` on the rows whose `column` equals `value`. */
+export async function updateRows(n8n: N8nServer, table: DataTable, where: { column: string; value: string | number }, data: Row): Promise<void> {
+	await n8n.rest('PATCH', `${table.base}/rows`, { filter: { type: 'and', filters: [{ columnName: where.column, condition: 'eq', value: where.value }] }, data });
+}
+
 /** Every row of the table, by id. */
 export async function rowsOf(n8n: N8nServer, table: DataTable): Promise<Array<Row & { id: number }>> {
 	const page = await n8n.rest<{ data: Array<Row & { id: number }> }>('GET', `${table.base}/rows?take=1000&skip=0`);
 	return [...page.data].sort((a, b) => a.id - b.id);
 }
 
-/** A workflow's Data Table nodes pointed at the table `tableId` (the examples ship with none picked). */
-export function withDataTable<T extends { nodes: Array<{ type: string; parameters: Record<string, unknown> }> }>(workflow: T, tableId: string): T {
-	for (const node of workflow.nodes) if (node.type === 'n8n-nodes-base.dataTable') node.parameters.dataTableId = { __rl: true, mode: 'id', value: tableId };
+/**
+ * A workflow's Data Table nodes pointed at the tables' ids, by the name each node shows (the
+ * examples ship with none picked): `tableIds` maps the tables' names to ids.
+ */
+export function withDataTables<T extends { nodes: Array<{ name?: string; type: string; parameters: Record<string, unknown> }> }>(workflow: T, tableIds: Record<string, string>): T {
+	for (const node of workflow.nodes) {
+		if (node.type !== 'n8n-nodes-base.dataTable') continue;
+		const name = (node.parameters.dataTableId as { cachedResultName?: string } | undefined)?.cachedResultName ?? '';
+		if (!tableIds[name]) throw new Error(`no table given for ${node.name ?? 'a Data Table node'}'s "${name}"`);
+		node.parameters.dataTableId = { __rl: true, mode: 'id', value: tableIds[name] };
+	}
 	return workflow;
+}
+
+/** The pipeline's three tables, made empty: the prompts (named `name`), its batches and its daily summary. */
+export async function createPipelineTables(n8n: N8nServer, name = PIPELINE_TABLE): Promise<{ prompts: DataTable; batches: DataTable; summary: DataTable; ids: Record<string, string> }> {
+	const named = (table: string, suffix: string) => (name === PIPELINE_TABLE ? table : `${name} ${suffix}`);
+	const prompts = await createDataTable(n8n, name);
+	const batches = await createDataTable(n8n, named(BATCH_TABLE, 'batches'), BATCH_COLUMNS);
+	const summary = await createDataTable(n8n, named(SUMMARY_TABLE, 'summary'), SUMMARY_COLUMNS);
+	return { prompts, batches, summary, ids: { [PIPELINE_TABLE]: prompts.id, [BATCH_TABLE]: batches.id, [SUMMARY_TABLE]: summary.id } };
 }
