@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startSandbox, type Sandbox } from '../../sandbox';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import { PLANS } from '../../core/types';
 import { cacheDir, ensureN8n } from './cache';
 import type { Context } from './context';
@@ -101,9 +101,11 @@ export async function startEnvironment(options: {
 	n8nPort?: number;
 	/** Only the examples' credential (what `npm start` gives a newcomer), or every test credential. */
 	onlyExampleCredential?: boolean;
+	/** More of the sandbox's settings (the soak's: its clock for clients, drawn faults). */
+	sandboxOptions?: SandboxOptions;
 }): Promise<Environment> {
 	await ensureN8n(options.version, log);
-	const sandbox = await startSandbox({ port: options.sandboxPort ?? 0, speed: options.sandboxSpeed ?? SPEED, insecureCallbacks: true });
+	const sandbox = await startSandbox({ port: options.sandboxPort ?? 0, speed: options.sandboxSpeed ?? SPEED, insecureCallbacks: true, ...options.sandboxOptions });
 	const files = await fileServer();
 	const directKey = 'omni_test_e2e_direct';
 	await fetch(`${sandbox.url}/__sandbox/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: directKey, account: 'acct_pro', label: 'e2e-direct' }) });

@@ -27,20 +27,31 @@ const portOpen = (port: number) =>
 		socket.once('error', () => resolve(false));
 	});
 
-export async function startRedis(dataDir: string): Promise<LocalService> {
+/**
+ * Redis in `dataDir` (emptied first). `persistent`: an append-only file, as a Redis kept for n8n's
+ * queue is run, so that `restart` finds the queue as it was; otherwise a restart starts empty.
+ */
+export async function startRedis(dataDir: string, { persistent = false }: { persistent?: boolean } = {}): Promise<LocalService & { restart(): Promise<void> }> {
 	await ensureDebianPackages(['redis-server'], '/usr/bin/redis-server');
 	await rm(dataDir, { recursive: true, force: true });
 	await mkdir(dataDir, { recursive: true });
 	const port = await freePort();
-	const service = startService('redis', '/usr/bin/redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dataDir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-		logFile: join(dataDir, 'redis.log'),
-	});
-	await waitUntil(`Redis on ${port}`, () => portOpen(port), 20_000);
-	return { port, service, stop: () => stopService(service) };
+	const start = async () => {
+		const started = startService('redis', '/usr/bin/redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dataDir, '--save', '', '--appendonly', persistent ? 'yes' : 'no', '--daemonize', 'no'], {
+			logFile: join(dataDir, 'redis.log'),
+		});
+		await waitUntil(`Redis on ${port}`, () => portOpen(port), 20_000);
+		return started;
+	};
+	const redis = { port, service: await start(), stop: () => stopService(redis.service), restart: async () => {
+		await stopService(redis.service);
+		redis.service = await start();
+	} };
+	return redis;
 }
 
 /** PostgreSQL refuses to run as root: it runs as the `postgres` user, in a folder that user can reach. */
-export async function startPostgres(): Promise<LocalService & { database: string; user: string }> {
+export async function startPostgres(): Promise<LocalService & { database: string; user: string; sql(statement: string): Promise<string> }> {
 	const bin = '/usr/lib/postgresql/15/bin';
 	await ensureDebianPackages(['postgresql'], join(bin, 'postgres'));
 	const port = await freePort();
@@ -66,6 +77,8 @@ export async function startPostgres(): Promise<LocalService & { database: string
 		service,
 		database: 'n8n',
 		user: 'postgres',
+		/** One statement in n8n's database; its rows unaligned, `|` between columns. */
+		sql: (statement: string) => run('runuser', asPostgres('/usr/bin/psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'n8n', '-At', '-c', statement]), { quiet: true }),
 		stop: async () => {
 			await stopService(service);
 			if (existsSync(dataDir)) await rm(dataDir, { recursive: true, force: true });

@@ -11,9 +11,11 @@
  */
 import { cp, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cacheDir, webhookUrlEnv } from './cache';
+import type { SandboxOptions } from '../../sandbox';
+import { cacheDir, ensureN8n, webhookUrlEnv } from './cache';
 import type { Context } from './context';
 import { startEnvironment, type Environment } from './environment';
+import { baseEnv, N8nServer } from './n8nServer';
 import type { Service } from './processes';
 import { freePort, stopService, waitUntil } from './processes';
 import { startPostgres, startRedis } from './queueServices';
@@ -37,7 +39,27 @@ export interface ScaledLayout {
 	stopWorker(index: number): Promise<void>;
 	/** Every n8n process stopped (workers and webhook processes first) and started again, as a deploy does; `tag` names the new logs. */
 	restart(tag: string): Promise<void>;
+	/** Every n8n process stopped and started again on n8n `version` (installed beforehand), on the same database and Redis. */
+	upgrade(version: string, tag: string): Promise<void>;
+	/** Redis stopped and started again on its port (its queue kept when the layout keeps it on disk). */
+	restartRedis(): Promise<void>;
+	/** The n8n processes running now, by name (main, workers, webhook processes). */
+	processes(): Array<{ name: string; pid: number }>;
+	/** The size of n8n's database, in bytes. */
+	databaseBytes(): Promise<number>;
+	/** One statement in n8n's database (psql's unaligned rows, `|` between columns). */
+	sql(statement: string): Promise<string>;
 	stop(): Promise<void>;
+}
+
+export interface ScaledLayoutOptions {
+	/** More of the sandbox's settings (its clock for clients, drawn faults) and its speed. */
+	sandboxOptions?: SandboxOptions;
+	sandboxSpeed?: number;
+	/** More settings for every n8n process (execution pruning, say). */
+	n8nEnv?: Record<string, string>;
+	/** Redis keeps its queue on disk across its restarts (an append-only file). */
+	persistentRedis?: boolean;
 }
 
 /** The settings every process of the layout shares (besides baseEnv's). */
@@ -64,7 +86,7 @@ function sharedSettings(version: string, postgresPort: number, database: string,
 	};
 }
 
-export async function startScaledLayout(version: string, tarball: string): Promise<ScaledLayout> {
+export async function startScaledLayout(version: string, tarball: string, options: ScaledLayoutOptions = {}): Promise<ScaledLayout> {
 	const folder = join(cacheDir(), 'data', `n8n-${version}-queue`);
 	const stops: Array<() => Promise<void>> = [];
 	const stopAll = async () => {
@@ -73,16 +95,18 @@ export async function startScaledLayout(version: string, tarball: string): Promi
 	try {
 		const postgres = await startPostgres();
 		stops.push(() => postgres.stop());
-		const redis = await startRedis(join(cacheDir(), 'data', 'redis'));
+		const redis = await startRedis(join(cacheDir(), 'data', 'redis'), { persistent: options.persistentRedis });
 		stops.push(() => redis.stop());
 		const mainPort = await freePort();
 		const webhookPorts = [await freePort(), await freePort()];
 		const proxy = await startRoundRobinProxy({ main: { name: 'main', port: mainPort }, webhooks: WEBHOOK_PROCESSES.map((name, i) => ({ name, port: webhookPorts[i] })) });
 		stops.push(() => proxy.close());
-		const settings = sharedSettings(version, postgres.port, postgres.database, postgres.user, redis.port, proxy.url);
-		const environment = await startEnvironment({ version, tarball, userFolder: folder, n8nEnv: settings, n8nPort: mainPort });
+		const settingsFor = (forVersion: string) => ({ ...sharedSettings(forVersion, postgres.port, postgres.database, postgres.user, redis.port, proxy.url), ...options.n8nEnv });
+		const environment = await startEnvironment({ version, tarball, userFolder: folder, n8nEnv: settingsFor(version), n8nPort: mainPort, sandboxSpeed: options.sandboxSpeed, sandboxOptions: options.sandboxOptions });
 		stops.push(() => environment.stop());
-		const { n8n } = environment;
+		let { n8n } = environment;
+		// The n8n of now, after an upgrade too (the environment stops the one it started).
+		stops.push(() => n8n.stop());
 		/**
 		 * A fresh n8n folder for the process `name`, holding only the installed package, as a pod
 		 * started from an image with the node in it. Not the main's: a worker that starts with the
@@ -117,8 +141,16 @@ export async function startScaledLayout(version: string, tarball: string): Promi
 		};
 		await startWebhooks();
 		const workerNames = [...WORKERS];
+		const context: Context = { ...environment.context, webhookUrl: proxy.url, webhookProcesses: webhookPorts.map((port) => `http://127.0.0.1:${port}`) };
+		const startWorkersAndWebhooks = async (tag: string) => {
+			for (const [index, name] of WORKERS.entries()) {
+				workers[index] = await startWorker(`${name}-${tag}`);
+				workerNames.push(`${name}-${tag}`);
+			}
+			await startWebhooks(`-${tag}`);
+		};
 		return {
-			context: { ...environment.context, webhookUrl: proxy.url, webhookProcesses: webhookPorts.map((port) => `http://127.0.0.1:${port}`) },
+			context,
 			environment,
 			proxy,
 			userFolder: n8n.userFolder,
@@ -132,12 +164,26 @@ export async function startScaledLayout(version: string, tarball: string): Promi
 			restart: async (tag) => {
 				// n8n.restart stops every process it spawned (workers and webhook processes first), then starts main.
 				await n8n.restart(`main-${tag}`);
-				for (const [index, name] of WORKERS.entries()) {
-					workers[index] = await startWorker(`${name}-${tag}`);
-					workerNames.push(`${name}-${tag}`);
-				}
-				await startWebhooks(`-${tag}`);
+				await startWorkersAndWebhooks(tag);
 			},
+			upgrade: async (nextVersion, tag) => {
+				await ensureN8n(nextVersion);
+				await n8n.stop();
+				// The same folder, database, Redis and port: what an image upgrade keeps. Main migrates the database as it starts.
+				const next = new N8nServer(nextVersion, n8n.url, n8n.userFolder, baseEnv(nextVersion, n8n.userFolder, mainPort, { N8N_RUNNERS_BROKER_PORT: String(await freePort()), ...settingsFor(nextVersion) }));
+				next.cookie = n8n.cookie;
+				next.apiKey = n8n.apiKey;
+				await next.waitReady(next.spawn(`main-${tag}`, ['start']));
+				n8n = next;
+				environment.n8n = next;
+				context.n8n = next;
+				context.version = nextVersion;
+				await startWorkersAndWebhooks(tag);
+			},
+			restartRedis: () => redis.restart(),
+			processes: () => n8n.services.filter((service) => service.child.exitCode === null && service.child.pid !== undefined).map((service) => ({ name: service.name, pid: service.child.pid! })),
+			databaseBytes: async () => Number((await postgres.sql('SELECT pg_database_size(current_database())')).trim()),
+			sql: (statement) => postgres.sql(statement),
 			stop: stopAll,
 		};
 	} catch (error) {
