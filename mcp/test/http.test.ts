@@ -165,7 +165,8 @@ describe.each(RUN_ROWS)('the MCP server over Streamable HTTP, --service %s, the 
 	});
 
 	it('never shows the key, in results or in its log', () => {
-		expect(outputs.length).toBeGreaterThan(20);
+		// Every call's answer this block made: 20 at once and their follow-ups on the default reading.
+		expect(outputs.length).toBeGreaterThan(reading === 'default' ? 20 : 2);
 		const everything = outputs.join('\n') + server.log();
 		expect(everything).not.toContain(sandbox.keys.pro);
 	});
@@ -181,9 +182,9 @@ describe('a connection left idle', () => {
 		const proxy = await startProxy(() => [server.url]);
 		// An agent with no idle timer of its own, as a balancer's pool: only the server closes its sockets.
 		const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-		const metrics = (url: string) =>
+		const healthz = (url: string) =>
 			new Promise<{ status?: number; reused: boolean }>((resolve, reject) => {
-				const request = http.get(url.replace(/\/mcp$/, '/metrics'), { agent }, (answer) => {
+				const request = http.get(url.replace(/\/mcp$/, '/healthz'), { agent }, (answer) => {
 					answer.resume();
 					answer.on('end', () => resolve({ status: answer.statusCode, reused: request.reusedSocket }));
 				});
@@ -191,9 +192,9 @@ describe('a connection left idle', () => {
 			});
 		try {
 			for (const url of [server.url, proxy.url]) {
-				expect(await within(`the first request to ${url}`, metrics(url))).toEqual({ status: 200, reused: false });
+				expect(await within(`the first request to ${url}`, healthz(url))).toEqual({ status: 200, reused: false });
 				await new Promise((resolve) => setTimeout(resolve, 6_000));
-				expect(await within(`the request after 6 s idle to ${url}`, metrics(url))).toEqual({ status: 200, reused: true });
+				expect(await within(`the request after 6 s idle to ${url}`, healthz(url))).toEqual({ status: 200, reused: true });
 			}
 		} finally {
 			agent.destroy();
