@@ -176,10 +176,8 @@ describe.each(RUN_ROWS)('the MCP server over Streamable HTTP, --service %s, the 
 
 /**
  * A balancer's pool, in a process of its own: a connection used once, left idle 6 s, then used
- * again. Its own process, so that nothing an earlier test file did to this worker's `node:http`
- * stands between it and the server (in cold CI runs its first request, made from the worker, once
- * hung past 30 s while the same request from a shell answered in milliseconds). Each step says
- * what it did on stderr, so a failure names the step it stopped at.
+ * again. Its own process, as a balancer is, with a `node:http` no test file has touched; each step
+ * says what it did on stderr, so a failure names the step it stopped at.
  */
 const POOL = `
 const http = require('node:http');

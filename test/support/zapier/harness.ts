@@ -1,5 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test harness, never shipped */
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import * as zapierCore from 'zapier-platform-core';
@@ -11,6 +12,22 @@ export { App };
 
 /** Zapier's own test runner for the app (the handler Zapier runs, in process). */
 export const appTester = createAppTester(App);
+
+/**
+ * Zapier's handler patches node:http's and node:https's `request` for its logs at each run
+ * (create-http-patch.js) and never puts them back. In a jest worker every test file shares those
+ * modules, and the patch takes two arguments: a later file's `http.request(url, options, callback)`
+ * lost its callback, and its request was never answered (the MCP tests' round-robin proxy, when a
+ * cold run ordered a Zapier file before them). Each test here leaves the modules as it found them.
+ */
+const unpatched = [http, https].map((module) => ({ module, request: module.request }));
+afterEach(() => {
+	for (const { module, request } of unpatched) {
+		Object.assign(module, { request });
+		// The patch marks a module it patched and then leaves it alone: the next run patches it afresh.
+		delete (module as { patchedByZapier?: boolean }).patchedByZapier;
+	}
+});
 
 /** Runs one of the app's functions, named by its path in the app (`creates.uploadImage.operation.perform`). */
 export function runStep(method: string, bundle: Record<string, unknown>, tester = appTester): Promise<unknown> {
