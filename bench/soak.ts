@@ -20,7 +20,7 @@ import { createPipelineTables, insertRows } from '../test/e2e/dataTables';
 import { packPackage } from '../test/e2e/environment';
 import { templateWorkflow } from '../test/e2e/pipeline';
 import { shutdown, stopAllOnExit } from '../test/e2e/processes';
-import { keyLabel } from '../test/e2e/scaledFigures';
+import { jobsTagged, keyLabel } from '../test/e2e/scaledFigures';
 import { startScaledLayout } from '../test/e2e/scaledLayout';
 import { soakOptions, type SoakOptions } from './soak/options';
 import { rowsDue, soakRow } from './soak/feed';
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
 			const statuses = await layout.sql(`SELECT coalesce(status, ''), count(*) FROM "${rowTable}" GROUP BY 1`);
 			const rows = Object.fromEntries(statuses.trim().split('\n').filter(Boolean).map((line) => [line.split('|')[0] || 'none', Number(line.split('|')[1])]));
 			const requests = sandbox.journal.filter((entry) => entry.key === key && entry.path.startsWith('/api/')).length;
-			const jobs = [...sandbox.jobs.all.values()].filter((job) => String(job.body.prompt).startsWith(tag)).length;
+			const jobs = jobsTagged(sandbox, tag).length;
 			const entry: Sample = { hour, memoryMiB: await memoryByRole(layout.processes()), databaseMiB: toMiB(await layout.databaseBytes()), rows, requests, jobs };
 			samples.push(entry);
 			console.log(`  hour ${hour}: ${JSON.stringify(entry.rows)}; ${entry.jobs} jobs, ${entry.requests} requests; database ${entry.databaseMiB} MiB; memory ${Object.entries(entry.memoryMiB).map(([role, mib]) => `${role} ${mib}`).join(', ')} MiB`);

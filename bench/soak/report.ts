@@ -3,6 +3,7 @@
  * Markdown table and a chart (memory by process and the database's size, hour by hour).
  */
 import type { Sandbox } from '../../sandbox';
+import { jobsTagged } from '../../test/e2e/scaledFigures';
 import { PLANS } from '../../core/types';
 import { percentile, physicalLimit } from '../measure';
 import { failureOf, rowOfPrompt } from './feed';
@@ -61,7 +62,7 @@ const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 
 
 export function soakReport(input: { options: SoakOptions; tag: string; sandbox: Sandbox; key: string; insertedAt: number[]; samples: Sample[]; events: SoakEvent[]; startedSim: number }): SoakReport {
 	const { options, tag, sandbox, key, insertedAt, samples, events, startedSim } = input;
-	const jobs = [...sandbox.jobs.all.values()].filter((job) => rowOfPrompt(tag, job.body.prompt) !== undefined).sort((a, b) => a.createdAt - b.createdAt);
+	const jobs = jobsTagged(sandbox, tag).sort((a, b) => a.createdAt - b.createdAt);
 	const byRow = new Map<number, typeof jobs>();
 	for (const job of jobs) {
 		const n = rowOfPrompt(tag, job.body.prompt)!;

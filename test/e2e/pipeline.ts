@@ -12,6 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { typicalRenderSeconds } from '../../sandbox/renderTimes';
+import type { Resolution } from '../../core/types';
 import { check, credentialOnOwnKey, executionWith, outputOf, seconds, sleep, type Context } from './context';
 import { createPipelineTables, insertRows, rowsOf, updateRows, withDataTables, type DataTable, type Row } from './dataTables';
 import { EXAMPLES_DIR } from './instance';
@@ -34,7 +35,7 @@ const LATER_ROWS = { resolution: '720P', duration: 4 } as const;
 const PATIENCE_MS = 420_000;
 /** A failed row is made once more at most (the template's default is twice). */
 const RETRIES = 1;
-type Size = { resolution: '720P' | '1080P' | '4K'; duration: number };
+type Size = { resolution: Resolution; duration: number };
 
 /**
  * The daily credit budget: the first part's rows fit, counted as the template counts them (rows 1
