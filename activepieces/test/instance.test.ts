@@ -9,7 +9,8 @@ import { EngineServer, installPiece, uninstallPiece, newFlowRun, runActionStep, 
  * come, a service that refuses the callback URL, a create whose answer is lost, and the engine's
  * action-run mode for agents and MCP. Each on the service as docs/api.md reads it (`default`) and
  * on the strictest reading of the spec (`spec`: keys ignored, callbacks unsigned, sent once, none
- * for failed jobs), since promises about money and completion must hold on both.
+ * for failed jobs), since promises about money and completion must hold on both. Both run here,
+ * so `npm run test:spec` leaves this file out (jest.spec.config.js).
  */
 jest.setTimeout(180_000);
 
@@ -145,11 +146,11 @@ describe.each(['default', 'spec'] as const)('on the %s reading of the service', 
 	});
 });
 
-describe('a service that refuses the callback URL', () => {
+describe.each(['default', 'spec'] as const)('a service that refuses the callback URL, on the %s reading', (service) => {
 	let sandbox: Sandbox;
 	beforeAll(async () => {
 		// Without insecureCallbacks the sandbox takes only https:// callback URLs, as the service does.
-		sandbox = await startSandbox({ port: 0, speed: SPEED });
+		sandbox = await startSandbox({ port: 0, speed: SPEED, service });
 	});
 	afterAll(async () => {
 		await sandbox.close();

@@ -7,6 +7,7 @@ import { finishedWithin } from '../support/n8n/finishedWithin';
 import { workflowOf } from '../support/n8n/engine';
 import { callbackGenerateNode, itemsOf, outputOf } from '../support/n8n/workflows';
 import { handDelivered } from '../support/n8n/handDelivered';
+import { onNewestN8n } from '../support/n8n/rangeEnd';
 
 /*
  * Wait for Callback when the plan's request windows are full: a step sends what the windows take
@@ -112,7 +113,10 @@ async function hourLimited({ speed, serviceHour, nodeHour, service: reading }: {
 	return { service, one };
 }
 
-it('a batch with nothing running, held back by the hour for longer than n8n’s wait tracker may be late, asks to be woken before the hour has room and makes its row when it does', async () => {
+// The node's own pacing against this test's stand-in for n8n's wait tracker, on the default reading
+// pinned: nothing in it changes with n8n's version, and it waits out a whole hour (90 s), so it runs
+// on the pinned end alone; the newest end's waits and wakes are the other tests' here.
+(onNewestN8n ? it.skip : it)('a batch with nothing running, held back by the hour for longer than n8n’s wait tracker may be late, asks to be woken before the hour has room and makes its row when it does', async () => {
 	// The hour takes four requests, bulk work three (one is kept back): the fourth row waits for the
 	// first create to leave the hour, 90 s real at 40x, while no job runs and no callback can come.
 	// Signed callbacks, on either reading of the spec: on the strictest, each would be confirmed by a
