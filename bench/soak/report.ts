@@ -31,6 +31,8 @@ export interface SoakReport {
 	/** Rows left `taken` (or `pending`) at the end: 0 is the promise. */
 	leftTaken: number;
 	leftPending: number;
+	/** Rows whose create's answer was lost (a 503, say): not sent again, so as not to pay twice; the owner looks. */
+	leftUnknown: number;
 	jobs: number;
 	requests: number;
 	requestsPerJob: number;
@@ -94,6 +96,7 @@ export function soakReport(input: { options: SoakOptions; tag: string; sandbox: 
 		madeTwice,
 		leftTaken: last.taken ?? 0,
 		leftPending: last.pending ?? 0,
+		leftUnknown: last.unknown ?? 0,
 		jobs: jobs.length,
 		requests: entries.length,
 		requestsPerJob: round(entries.length / Math.max(1, jobs.length)),
@@ -121,6 +124,7 @@ export function soakMarkdown(options: SoakOptions, report: SoakReport, events: S
 		`| failed for good | ${report.failed} (${report.failedAsMeant} of them meant to fail) |`,
 		`| made twice | ${report.madeTwice} |`,
 		`| left taken, left pending at the end | ${report.leftTaken}, ${report.leftPending} |`,
+		`| left unknown (the create's answer lost: not sent again, for the owner to look up) | ${report.leftUnknown} |`,
 		`| jobs, requests | ${report.jobs}, ${report.requests}: ${report.requestsPerJob} a job (${report.unavailable} answered 503; ${report.lostCallbacks} callbacks lost) |`,
 		`| wall, against the least the feed and the plan allow | ${report.wallHours} h against ${report.leastHours} h: ${report.wallOverLeast}× |`,
 		`| row fed → video ready (simulated) | ${report.readyMinutes.p50} min median, ${report.readyMinutes.p95} min p95, ${report.readyMinutes.max} min at most |`,

@@ -169,7 +169,9 @@ export class N8nServer {
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const setCookie = response.headers.get('set-cookie');
-		if (setCookie?.includes('n8n-auth=')) this.cookie = /n8n-auth=[^;]+/.exec(setCookie)![0];
+		// A session n8n ends (an upgraded n8n does) comes back as an emptied cookie: logIn() starts another.
+		const auth = setCookie ? /n8n-auth=([^;]*)/.exec(setCookie) : null;
+		if (auth) this.cookie = auth[1] ? `n8n-auth=${auth[1]}` : '';
 		const text = await response.text();
 		if (!response.ok) throw new Error(`${method} /rest${path}: ${response.status} ${text.slice(0, 500)}`);
 		const parsed = text ? (JSON.parse(text) as { data?: T }) : {};
@@ -188,13 +190,18 @@ export class N8nServer {
 		return (text ? JSON.parse(text) : {}) as T;
 	}
 
+	/** Logs the owner in: a session for the REST calls the editor makes. */
+	async logIn(): Promise<void> {
+		await this.rest('POST', '/login', { email: OWNER.email, emailOrLdapLoginId: OWNER.email, password: OWNER.password });
+	}
+
 	/** Creates the owner account (or logs in when it exists) and an API key for the public API. */
 	async setUpOwner(): Promise<void> {
 		const settings = await this.rest<{ userManagement?: { showSetupOnFirstLoad?: boolean } }>('GET', '/settings');
 		if (settings.userManagement?.showSetupOnFirstLoad !== false) {
 			await this.rest('POST', '/owner/setup', OWNER);
 		}
-		await this.rest('POST', '/login', { email: OWNER.email, emailOrLdapLoginId: OWNER.email, password: OWNER.password });
+		await this.logIn();
 		const scopes = await this.rest<string[]>('GET', '/api-keys/scopes').catch(() => undefined);
 		const created = await this.rest<{ rawApiKey?: string; apiKey?: string }>('POST', '/api-keys', {
 			label: `e2e ${Date.now()}`,

@@ -171,9 +171,10 @@ export async function startScaledLayout(version: string, tarball: string, option
 				await n8n.stop();
 				// The same folder, database, Redis and port: what an image upgrade keeps. Main migrates the database as it starts.
 				const next = new N8nServer(nextVersion, n8n.url, n8n.userFolder, baseEnv(nextVersion, n8n.userFolder, mainPort, { N8N_RUNNERS_BROKER_PORT: String(await freePort()), ...settingsFor(nextVersion) }));
-				next.cookie = n8n.cookie;
 				next.apiKey = n8n.apiKey;
 				await next.waitReady(next.spawn(`main-${tag}`, ['start']));
+				// The owner's session of the version before does not outlive the upgrade (n8n empties its cookie).
+				await next.logIn();
 				n8n = next;
 				environment.n8n = next;
 				context.n8n = next;
