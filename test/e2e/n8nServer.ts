@@ -169,7 +169,7 @@ export class N8nServer {
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const setCookie = response.headers.get('set-cookie');
-		// A session n8n ends (an upgraded n8n does) comes back as an emptied cookie: logIn() starts another.
+		// n8n binds a session to the browser id that logged in: another client's cookie comes back emptied, and logIn() starts a session of its own.
 		const auth = setCookie ? /n8n-auth=([^;]*)/.exec(setCookie) : null;
 		if (auth) this.cookie = auth[1] ? `n8n-auth=${auth[1]}` : '';
 		const text = await response.text();

@@ -173,7 +173,7 @@ export async function startScaledLayout(version: string, tarball: string, option
 				const next = new N8nServer(nextVersion, n8n.url, n8n.userFolder, baseEnv(nextVersion, n8n.userFolder, mainPort, { N8N_RUNNERS_BROKER_PORT: String(await freePort()), ...settingsFor(nextVersion) }));
 				next.apiKey = n8n.apiKey;
 				await next.waitReady(next.spawn(`main-${tag}`, ['start']));
-				// The owner's session of the version before does not outlive the upgrade (n8n empties its cookie).
+				// A client of its own, so a session of its own: n8n binds the old one to the old client's browser id.
 				await next.logIn();
 				n8n = next;
 				environment.n8n = next;
