@@ -91,7 +91,7 @@ interface Tick {
 	stoppedAt: number;
 	taken: number[];
 	recorded: number[];
-	/** The rows that reached Tell The Owner (failed for good). */
+	/** The rows that reached Tell The Owner (failed for good, or unknown). */
 	told: number[];
 }
 
@@ -214,8 +214,31 @@ export async function pipelineEachRowOnce(context: Context, name: string, restar
 	// reading such a callback never comes again); every other request counts against the bound.
 	check(perJobBesides <= (unsigned ? 2.2 : 1.2), `too many requests a job: ${evidence}`);
 	const owner = await budgetAndSummary(context, { workflowId, tag, tables, rows });
+	const unanswered = await unansweredCreate(context, { tag, prompts: table, ticksOf: async () => (await n8n.executions(workflowId)).map(tickOf) });
 	await n8n.deactivate(workflowId);
-	return `${evidence}; ${owner}`;
+	return `${evidence}; ${owner}; ${unanswered}`;
+}
+
+/**
+ * A create the service answers 503, which may or may not have made the job: its row ends
+ * `unknown` with what to look for, is never sent again (a second create could be a second charge),
+ * and reaches Tell The Owner once.
+ */
+async function unansweredCreate(context: Context, run: { tag: string; prompts: DataTable; ticksOf: () => Promise<Tick[]> }): Promise<string> {
+	const { n8n, sandbox } = context;
+	await insertRows(n8n, run.prompts, sampleRows(run.tag, 9, 1, LATER_ROWS, { 9: 'service-unavailable' }));
+	const row9 = async () => (await rowsOf(n8n, run.prompts)).find((row) => row.id === 9);
+	await waitUntil('row 9 ended', async () => !['pending', 'taken'].includes(String((await row9())?.status)), 120_000, 1_000);
+	// Two ticks more: the row must not be taken again.
+	await sleep(2 * TICK_SECONDS * 1000 + 1_000);
+	const row = await row9();
+	const sent = sandbox.journal.filter((entry) => entry.scenarios.includes('service-unavailable')).map((entry) => `${entry.method} ${entry.path} ${entry.status}`);
+	const told = (await run.ticksOf()).flatMap((tick) => tick.told).filter((id) => id === 9);
+	const evidence = `row 9 ${String(row?.status)} (${String(row?.error).slice(0, 160)}); sent ${sent.join(', ')}; told the owner ${told.length} time(s)`;
+	check(row?.status === 'unknown' && /dashboard/i.test(String(row.error)), `a create answered 503 did not leave its row unknown with what to look for: ${evidence}`);
+	check(sent.length === 1 && sent[0] === 'POST /api/v1/generate 503', `a create answered 503 was sent again: ${evidence}`);
+	check(told.length === 1, `a row left unknown did not reach Tell The Owner once: ${evidence}`);
+	return evidence;
 }
 
 /** The day before `day` (yyyy-MM-dd). */
