@@ -39,6 +39,10 @@ export interface SoakReport {
 	/** 503s the service answered, callbacks it lost, of this run. */
 	unavailable: number;
 	lostCallbacks: number;
+	/** The jobs' callbacks by how each ended: delivered, lost, or still retried by the service (n8n answered 409 while the batch's execution ran, say, and the node looked the job up). */
+	callbacks: Record<string, number>;
+	/** Every answer n8n gave the callbacks' attempts, by status. */
+	callbackAnswers: Record<string, number>;
 	/** From the first row fed to the last video ready, against the least the feed and the plan allow. */
 	wallHours: number;
 	leastHours: number;
@@ -61,6 +65,13 @@ function slope(points: Array<[number, number]>): number {
 }
 
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** How each job's callback ended (its last attempt), and n8n's answers to every attempt. */
+function callbackFigures(attempts: Sandbox['callbackAttempts']): Pick<SoakReport, 'callbacks' | 'callbackAnswers'> {
+	const count = (keys: string[]) => keys.reduce<Record<string, number>>((counts, key) => ({ ...counts, [key]: (counts[key] ?? 0) + 1 }), {});
+	const last = new Map(attempts.map((attempt) => [attempt.jobId, attempt.outcome]));
+	return { callbacks: count([...last.values()]), callbackAnswers: count(attempts.filter((attempt) => attempt.outcome !== 'lost').map((attempt) => String(attempt.status ?? attempt.error ?? 'none'))) };
+}
 
 export function soakReport(input: { options: SoakOptions; tag: string; sandbox: Sandbox; key: string; insertedAt: number[]; samples: Sample[]; events: SoakEvent[]; startedSim: number }): SoakReport {
 	const { options, tag, sandbox, key, insertedAt, samples, events, startedSim } = input;
@@ -102,6 +113,7 @@ export function soakReport(input: { options: SoakOptions; tag: string; sandbox: 
 		requestsPerJob: round(entries.length / Math.max(1, jobs.length)),
 		unavailable: entries.filter((entry) => entry.status === 503).length,
 		lostCallbacks: sandbox.callbackAttempts.filter((attempt) => attempt.outcome === 'lost' && jobIds.has(attempt.jobId)).length,
+		...callbackFigures(sandbox.callbackAttempts.filter((attempt) => jobIds.has(attempt.jobId))),
 		wallHours: round(wall / 3_600_000),
 		leastHours: round(least / 3_600_000),
 		wallOverLeast: round(wall / least, 3),
@@ -126,6 +138,7 @@ export function soakMarkdown(options: SoakOptions, report: SoakReport, events: S
 		`| left taken, left pending at the end | ${report.leftTaken}, ${report.leftPending} |`,
 		`| left unknown (the create's answer lost: not sent again, for the owner to look up) | ${report.leftUnknown} |`,
 		`| jobs, requests | ${report.jobs}, ${report.requests}: ${report.requestsPerJob} a job (${report.unavailable} answered 503; ${report.lostCallbacks} callbacks lost) |`,
+		`| callbacks, by how each job's ended; n8n's answers to every attempt | ${Object.entries(report.callbacks).map(([outcome, n]) => `${n} ${outcome}`).join(', ')}; ${Object.entries(report.callbackAnswers).map(([status, n]) => `${n} × ${status}`).join(', ')} |`,
 		`| wall, against the least the feed and the plan allow | ${report.wallHours} h against ${report.leastHours} h: ${report.wallOverLeast}× |`,
 		`| row fed → video ready (simulated) | ${report.readyMinutes.p50} min median, ${report.readyMinutes.p95} min p95, ${report.readyMinutes.max} min at most |`,
 		`| memory growth a 1,000 rows, after the last disruption | ${Object.entries(report.memoryMiBPer1000Rows).map(([role, mib]) => `${role} ${mib} MiB`).join(', ')} |`,
