@@ -81,10 +81,14 @@ async function main(): Promise<void> {
 		const workflowId = await context.n8n.createWorkflow(workflow);
 		await context.n8n.activate(workflowId);
 
-		const startedSim = sandbox.clock.now();
-		const simMs = () => sandbox.clock.now() - startedSim;
 		const feedMs = options.days * DAY_MS;
 		const total = rowsDue(feedMs, options);
+		// Credits for every row fed, each tried as often as the template may, at the dearest size: the
+		// soak measures the pipeline, not an account running dry (the sandbox's 100,000 last about 1,700 rows).
+		sandbox.accounts.accounts.get(`acct_${options.plan}`)!.balance = total * 3 * 10 * Math.max(...Object.values(sandbox.config.prices));
+
+		const startedSim = sandbox.clock.now();
+		const simMs = () => sandbox.clock.now() - startedSim;
 		const insertedAt: number[] = [];
 		const samples: Sample[] = [];
 		const events: SoakEvent[] = [];

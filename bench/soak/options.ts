@@ -1,5 +1,5 @@
 /**
- * The soak's flags (`npm run soak -- --days=3 --speed=60 …`): how long, how fast, which plan and
+ * The soak's flags (`npm run soak -- --days=3 --speed=80 …`): how long, how fast, which plan and
  * layout, how many rows a day, which n8n to start on and to upgrade to, and the service's faults.
  * Every duration is the sandbox's (simulated) time; the soak converts to real time by the speed.
  */
@@ -30,7 +30,7 @@ export interface SoakOptions {
 
 export const DEFAULTS: SoakOptions = {
 	days: 3,
-	speed: 60,
+	speed: 80,
 	plan: 'premium',
 	layout: 'queue',
 	rowsPerDay: 3500,

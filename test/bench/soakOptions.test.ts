@@ -2,7 +2,7 @@ import { DEFAULTS, soakOptions } from '../../bench/soak/options';
 import { failureOf, rowOfPrompt, rowsDue, soakRow } from '../../bench/soak/feed';
 
 describe('npm run soak: its flags', () => {
-	it('runs three simulated days at 60× on Premium by default, and takes each flag by its kebab-case name', () => {
+	it('runs three simulated days at 80× on Premium by default, and takes each flag by its kebab-case name', () => {
 		expect(soakOptions([])).toEqual(DEFAULTS);
 		expect(soakOptions(['--days=0.5', '--speed=40', '--rows-per-day=100', '--from=2.41.1', '--lost-callbacks=0'])).toMatchObject({ days: 0.5, speed: 40, rowsPerDay: 100, from: '2.41.1', lostCallbacks: 0 });
 	});
