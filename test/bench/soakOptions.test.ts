@@ -2,14 +2,16 @@ import { DEFAULTS, soakOptions } from '../../bench/soak/options';
 import { failureOf, rowOfPrompt, rowsDue, soakRow } from '../../bench/soak/feed';
 
 describe('npm run soak: its flags', () => {
-	it('runs three simulated days at 80× on Premium by default, and takes each flag by its kebab-case name', () => {
+	it('runs three simulated days at 75× on Premium by default, and takes each flag by its kebab-case name', () => {
 		expect(soakOptions([])).toEqual(DEFAULTS);
-		expect(soakOptions(['--days=0.5', '--speed=40', '--rows-per-day=100', '--from=2.41.1', '--lost-callbacks=0'])).toMatchObject({ days: 0.5, speed: 40, rowsPerDay: 100, from: '2.41.1', lostCallbacks: 0 });
+		expect(soakOptions(['--days=0.5', '--speed=60', '--rows-per-day=100', '--from=2.41.1', '--lost-callbacks=0'])).toMatchObject({ days: 0.5, speed: 60, rowsPerDay: 100, from: '2.41.1', lostCallbacks: 0 });
 	});
 
 	it('refuses an unknown flag, a number that is none, a share above 1 and a layout it does not run, saying what to pass', () => {
 		expect(() => soakOptions(['--dayz=3'])).toThrow(/Unknown flag --dayz=3: the flags are --days, --speed/);
 		expect(() => soakOptions(['--speed=fast'])).toThrow('--speed takes a number, not "fast".');
+		// n8n's schedule ticks in whole seconds: 5 simulated minutes at 80× would be 3.75 s, and never tick.
+		expect(() => soakOptions(['--speed=80'])).toThrow(/ticks every 3.75 s; n8n's schedule takes whole seconds/);
 		expect(() => soakOptions(['--unavailable=5'])).toThrow(/shares from 0 to 1/);
 		expect(() => soakOptions(['--plan=gold'])).toThrow(/--plan is one of/);
 		expect(() => soakOptions(['--layout=one'])).toThrow(/queue mode/);
