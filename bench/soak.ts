@@ -84,7 +84,7 @@ async function main(): Promise<void> {
 		const feedMs = options.days * DAY_MS;
 		const total = rowsDue(feedMs, options);
 		// Credits for every row fed, each tried as often as the template may, at the dearest size: the
-		// soak measures the pipeline, not an account running dry (the sandbox's 100,000 last about 1,700 rows).
+		// soak measures the pipeline, not an account running dry (the sandbox's accounts start with 100,000 credits, half a day of this feed).
 		sandbox.accounts.accounts.get(`acct_${options.plan}`)!.balance = total * 3 * 10 * Math.max(...Object.values(sandbox.config.prices));
 
 		const startedSim = sandbox.clock.now();

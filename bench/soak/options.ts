@@ -63,7 +63,7 @@ export function soakOptions(argv: string[]): SoakOptions {
 	if (options.layout !== 'queue') throw new Error(`--layout: the soak runs n8n in queue mode (queue), the layout for a pipeline left to run for days; not "${String(options.layout)}".`);
 	if (options.lostCallbacks > 1 || options.unavailable > 1) throw new Error('--lost-callbacks and --unavailable are shares from 0 to 1 (0.05 is 5%).');
 	if (!(options.speed >= 1) || !(options.days > 0) || !(options.tickMinutes > 0)) throw new Error('--speed is 1 or more; --days and --tick-minutes above 0.');
-	// n8n's Schedule Trigger counts whole seconds: a tick of 3.75 s never fires (a first run at 80× made nothing).
+	// n8n's Schedule Trigger counts whole seconds: a fractional tick never fires.
 	const tickSeconds = (options.tickMinutes * 60) / options.speed;
 	if (!Number.isInteger(tickSeconds)) throw new Error(`--tick-minutes=${options.tickMinutes} at --speed=${options.speed} ticks every ${tickSeconds} s; n8n's schedule takes whole seconds: pick a speed that divides ${options.tickMinutes * 60} (60 or 75 for 5 minutes).`);
 	return options;
