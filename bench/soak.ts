@@ -22,7 +22,7 @@ import { templateWorkflow } from '../test/e2e/pipeline';
 import { shutdown, stopAllOnExit } from '../test/e2e/processes';
 import { jobsTagged, keyLabel } from '../test/e2e/scaledFigures';
 import { startScaledLayout } from '../test/e2e/scaledLayout';
-import { soakOptions, type SoakOptions } from './soak/options';
+import { pruningEnv, soakOptions } from './soak/options';
 import { rowsDue, soakRow } from './soak/feed';
 import { memoryByRole, toMiB, type Sample } from './soak/samples';
 import { soakReport, soakChart, soakMarkdown, type SoakEvent } from './soak/report';
@@ -44,17 +44,6 @@ const DISRUPTIONS: Array<{ at: number; what: SoakEvent['what'] }> = [
 	{ at: 0.8, what: 'restart' },
 ];
 
-/** n8n's execution pruning on the sandbox's clock: executions older than `pruneHours` simulated hours go, looked for as often as n8n looks, scaled. */
-function pruning(options: SoakOptions): Record<string, string> {
-	return {
-		EXECUTIONS_DATA_PRUNE: 'true',
-		EXECUTIONS_DATA_MAX_AGE: String(options.pruneHours / options.speed),
-		EXECUTIONS_DATA_PRUNE_SOFT_DELETE_INTERVAL: String(Math.max(1, Math.round(60 / options.speed))),
-		EXECUTIONS_DATA_PRUNE_HARD_DELETE_INTERVAL: String(Math.max(1, Math.round(15 / options.speed))),
-		EXECUTIONS_DATA_HARD_DELETE_BUFFER: String(1 / options.speed),
-	};
-}
-
 async function main(): Promise<void> {
 	stopAllOnExit();
 	const options = soakOptions(process.argv.slice(2));
@@ -66,7 +55,7 @@ async function main(): Promise<void> {
 	const layout = await startScaledLayout(options.from, tarball, {
 		sandboxSpeed: options.speed,
 		sandboxOptions: { clientClock: 'sandbox', faultRates: { lostCallbacks: options.lostCallbacks, unavailable: options.unavailable, seed: 1 } },
-		n8nEnv: pruning(options),
+		n8nEnv: pruningEnv(options),
 		persistentRedis: true,
 	});
 	try {

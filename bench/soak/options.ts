@@ -68,3 +68,19 @@ export function soakOptions(argv: string[]): SoakOptions {
 	if (!Number.isInteger(tickSeconds)) throw new Error(`--tick-minutes=${options.tickMinutes} at --speed=${options.speed} ticks every ${tickSeconds} s; n8n's schedule takes whole seconds: pick a speed that divides ${options.tickMinutes * 60} (60 or 75 for 5 minutes).`);
 	return options;
 }
+
+/**
+ * n8n's execution pruning for the soak: the executions of the last `pruneHours` simulated hours kept.
+ * n8n counts an age in whole hours of its own clock (Date#setHours), an hour being 75 of the sandbox's
+ * at 75×, so the soak keeps them by count instead: one execution a tick. Soft-deleted executions go
+ * at n8n's next look (a minute), not after its buffer of hours.
+ */
+export function pruningEnv(options: SoakOptions): Record<string, string> {
+	return {
+		EXECUTIONS_DATA_PRUNE: 'true',
+		EXECUTIONS_DATA_PRUNE_MAX_COUNT: String(Math.round((options.pruneHours * 60) / options.tickMinutes)),
+		EXECUTIONS_DATA_PRUNE_SOFT_DELETE_INTERVAL: '1',
+		EXECUTIONS_DATA_PRUNE_HARD_DELETE_INTERVAL: '1',
+		EXECUTIONS_DATA_HARD_DELETE_BUFFER: '0',
+	};
+}

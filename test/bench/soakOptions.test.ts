@@ -1,4 +1,4 @@
-import { DEFAULTS, soakOptions } from '../../bench/soak/options';
+import { DEFAULTS, pruningEnv, soakOptions } from '../../bench/soak/options';
 import { failureOf, rowOfPrompt, rowsDue, soakRow } from '../../bench/soak/feed';
 
 describe('npm run soak: its flags', () => {
@@ -33,5 +33,13 @@ describe('npm run soak: its rows', () => {
 		expect(row.prompt).toContain('[sandbox:job-fails-content-policy]');
 		expect(rowOfPrompt('soak x', row.prompt)).toBe(37);
 		expect(rowOfPrompt('soak y', row.prompt)).toBeUndefined();
+	});
+
+	it("prunes n8n's executions by count, a tick's execution each, since n8n counts ages in whole hours of its own clock", () => {
+		const env = pruningEnv(DEFAULTS);
+		// A day of 5-minute ticks; no age in hours, which n8n would cut to a whole hour, 75 of the sandbox's.
+		expect(env).toMatchObject({ EXECUTIONS_DATA_PRUNE: 'true', EXECUTIONS_DATA_PRUNE_MAX_COUNT: '288', EXECUTIONS_DATA_HARD_DELETE_BUFFER: '0' });
+		expect(env).not.toHaveProperty('EXECUTIONS_DATA_MAX_AGE');
+		expect(Object.values(env).every((value) => !value.includes('.'))).toBe(true);
 	});
 });
