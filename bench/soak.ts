@@ -14,6 +14,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { MAX_DURATION_SECONDS } from '../core/types';
 import { ensureN8n } from '../test/e2e/cache';
 import { credentialOnOwnKey } from '../test/e2e/context';
 import { createPipelineTables, insertRows } from '../test/e2e/dataTables';
@@ -35,6 +36,9 @@ const LOOP_MS = 2_000;
 const DRAIN_MS = 6 * HOUR_MS;
 /** Inserted per request, so that a day's rows do not go in one body. */
 const INSERT_CHUNK = 200;
+
+/** Pipeline Settings: no budget to speak of (see below), and the template's retries as shipped. */
+const SETTINGS = { dailyCreditBudget: 1e9, retries: 2 };
 
 /** The disruptions, as shares of the feed's span: each n8n process restarted, Redis restarted, the upgrade, a restart again. */
 const DISRUPTIONS: Array<{ at: number; what: SoakEvent['what'] }> = [
@@ -66,7 +70,7 @@ async function main(): Promise<void> {
 		const tables = await createPipelineTables(context.n8n, `soak ${tag}`);
 		const tickSeconds = (options.tickMinutes * 60) / options.speed;
 		// No budget to speak of: n8n's day is real time here, so the soak does not see a day turn (the end-to-end check does).
-		const workflow = await templateWorkflow(tables.ids, credential, tag, { tickSeconds, settings: { dailyCreditBudget: 1e9, retries: 2 } });
+		const workflow = await templateWorkflow(tables.ids, credential, tag, { tickSeconds, settings: SETTINGS });
 		const workflowId = await context.n8n.createWorkflow(workflow);
 		await context.n8n.activate(workflowId);
 
@@ -74,7 +78,8 @@ async function main(): Promise<void> {
 		const total = rowsDue(feedMs, options);
 		// Credits for every row fed, each tried as often as the template may, at the dearest size: the
 		// soak measures the pipeline, not an account running dry (the sandbox's accounts start with 100,000 credits, half a day of this feed).
-		sandbox.accounts.accounts.get(`acct_${options.plan}`)!.balance = total * 3 * 10 * Math.max(...Object.values(sandbox.config.prices));
+		const triesAtMost = SETTINGS.retries + 1;
+		sandbox.accounts.accounts.get(`acct_${options.plan}`)!.balance = total * triesAtMost * MAX_DURATION_SECONDS * Math.max(...Object.values(sandbox.config.prices));
 
 		const startedSim = sandbox.clock.now();
 		const simMs = () => sandbox.clock.now() - startedSim;

@@ -227,7 +227,7 @@ export async function pipelineEachRowOnce(context: Context, name: string, restar
 async function unansweredCreate(context: Context, run: { tag: string; prompts: DataTable; ticksOf: () => Promise<Tick[]> }): Promise<string> {
 	const { n8n, sandbox } = context;
 	await insertRows(n8n, run.prompts, sampleRows(run.tag, 9, 1, LATER_ROWS, { 9: 'service-unavailable' }));
-	const row9 = async () => (await rowsOf(n8n, run.prompts)).find((row) => row.id === 9);
+	const row9 = () => rowWithId(n8n, run.prompts, 9);
 	await waitUntil('row 9 ended', async () => !['pending', 'taken'].includes(String((await row9())?.status)), 120_000, 1_000);
 	// Two ticks more: the row must not be taken again.
 	await sleep(2 * TICK_SECONDS * 1000 + 1_000);
@@ -240,6 +240,9 @@ async function unansweredCreate(context: Context, run: { tag: string; prompts: D
 	check(told.length === 1, `a row left unknown did not reach Tell The Owner once: ${evidence}`);
 	return evidence;
 }
+
+/** The table's row with this id, as it is now. */
+const rowWithId = async (n8n: Context['n8n'], table: DataTable, id: number) => (await rowsOf(n8n, table)).find((row) => row.id === id);
 
 /** The day before `day` (yyyy-MM-dd). */
 const dayBefore = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
@@ -258,7 +261,7 @@ async function budgetAndSummary(context: Context, run: { workflowId: string; tag
 	const budget = dailyCreditBudget(context);
 	const creditsOf = (rows: Row[]) => rows.reduce((sum, row) => sum + (row.status === 'done' ? Number(row.creditsUsed) : 0), 0);
 	await insertRows(n8n, prompts, [...sampleRows(run.tag, 7, 1, LATER_ROWS), ...sampleRows(run.tag, 8, 1, FIRST_BATCH)]);
-	const rowNamed = async (id: number) => (await rowsOf(n8n, prompts)).find((row) => row.id === id);
+	const rowNamed = (id: number) => rowWithId(n8n, prompts, id);
 	await waitUntil('row 7 done', async () => (await rowNamed(7))?.status === 'done', 120_000, 1_000);
 	// Two ticks more: the summary is written as a tick starts, and row 8 must stay waiting.
 	await sleep(2 * TICK_SECONDS * 1000 + 1_000);
