@@ -24,7 +24,7 @@ import { shutdown, stopAllOnExit } from '../test/e2e/processes';
 import { jobsTagged, keyLabel } from '../test/e2e/scaledFigures';
 import { startScaledLayout } from '../test/e2e/scaledLayout';
 import { pruningEnv, soakOptions } from './soak/options';
-import { rowsDue, soakRow } from './soak/feed';
+import { rowOfPrompt, rowsDue, soakRow } from './soak/feed';
 import { memoryByRole, toMiB, type Sample } from './soak/samples';
 import { soakReport, soakChart, soakMarkdown, type SoakEvent } from './soak/report';
 
@@ -40,12 +40,15 @@ const INSERT_CHUNK = 200;
 /** Pipeline Settings: no budget to speak of (see below), and the template's retries as shipped. */
 const SETTINGS = { dailyCreditBudget: 1e9, retries: 2 };
 
-/** The disruptions, as shares of the feed's span: each n8n process restarted, Redis restarted, the upgrade, a restart again. */
+/**
+ * The disruptions, as shares of the feed's span: each n8n process restarted, Redis restarted, the
+ * upgrade, a restart again. All in the first half, so that the second shows growth without one.
+ */
 const DISRUPTIONS: Array<{ at: number; what: SoakEvent['what'] }> = [
-	{ at: 0.25, what: 'restart' },
-	{ at: 0.4, what: 'redis restart' },
-	{ at: 0.5, what: 'upgrade' },
-	{ at: 0.8, what: 'restart' },
+	{ at: 0.2, what: 'restart' },
+	{ at: 0.28, what: 'redis restart' },
+	{ at: 0.36, what: 'upgrade' },
+	{ at: 0.5, what: 'restart' },
 ];
 
 async function main(): Promise<void> {
@@ -145,7 +148,13 @@ async function main(): Promise<void> {
 		await sample(Math.ceil(simMs() / HOUR_MS));
 		await context.n8n.deactivate(workflowId);
 
-		const report = soakReport({ options, tag, sandbox, key, insertedAt, samples, events, startedSim });
+		// The error's first words tell a held row from one whose answer was lost (soakReport).
+		const unknownLines = await layout.sql(`SELECT prompt, left(error, 60) FROM "${rowTable}" WHERE status = 'unknown'`);
+		const unknownRows = unknownLines.split('\n').filter(Boolean).map((line) => {
+			const [prompt, error] = line.split('|');
+			return { row: rowOfPrompt(tag, prompt) ?? 0, error: error ?? '' };
+		});
+		const report = soakReport({ options, tag, sandbox, key, insertedAt, samples, events, startedSim, unknownRows });
 		await mkdir(options.out, { recursive: true });
 		await writeFile(join(options.out, 'soak.json'), `${JSON.stringify({ options, report, events, samples }, null, 2)}\n`);
 		await writeFile(join(options.out, 'soak.md'), soakMarkdown(options, report, events));

@@ -33,6 +33,12 @@ export interface SoakReport {
 	leftPending: number;
 	/** Rows whose create's answer was lost (a 503, say): not sent again, so as not to pay twice; the owner looks. */
 	leftUnknown: number;
+	/**
+	 * The unknown rows by why: `held`, a step that found its batch's notes gone held the row's create
+	 * (createHold.ts), and no step read them within the hold; `answerLost`, its create was sent and no
+	 * answer came back. `withJob`: of all unknown rows, those the service made a job for.
+	 */
+	unknown: { held: number; answerLost: number; withJob: number };
 	jobs: number;
 	requests: number;
 	requestsPerJob: number;
@@ -49,7 +55,7 @@ export interface SoakReport {
 	wallOverLeast: number;
 	/** Row fed → its video ready, simulated minutes. */
 	readyMinutes: { p50: number; p95: number; max: number };
-	/** Resident memory growth a 1,000 rows, MiB, by process, from the last disruption to the end of the feed. */
+	/** Resident memory growth a 1,000 rows, MiB, by process, from SETTLE_HOURS after the last disruption to the end of the feed. */
 	memoryMiBPer1000Rows: Record<string, number>;
 	/** The database's growth a 1,000 rows, MiB, once pruning holds (after its age) to the end of the feed. */
 	databaseMiBPer1000Rows: number;
@@ -64,6 +70,12 @@ function slope(points: Array<[number, number]>): number {
 	return sxx === 0 ? 0 : points.reduce((sum, [x, y]) => sum + (x - mx) * (y - my), 0) / sxx;
 }
 
+/** After a disruption, how long (simulated) the processes take to fill their caches and pools before growth counts. */
+const SETTLE_HOURS = 6;
+
+/** The prefix of the item error a held row ends with (createHold.ts). */
+const HELD_ERROR = 'Another step of this execution';
+
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** How each job's callback ended (its last attempt), and n8n's answers to every attempt. */
@@ -73,8 +85,14 @@ function callbackFigures(attempts: Sandbox['callbackAttempts']): Pick<SoakReport
 	return { callbacks: count([...last.values()]), callbackAnswers: count(attempts.filter((attempt) => attempt.outcome !== 'lost').map((attempt) => String(attempt.status ?? attempt.error ?? 'none'))) };
 }
 
-export function soakReport(input: { options: SoakOptions; tag: string; sandbox: Sandbox; key: string; insertedAt: number[]; samples: Sample[]; events: SoakEvent[]; startedSim: number }): SoakReport {
-	const { options, tag, sandbox, key, insertedAt, samples, events, startedSim } = input;
+/** A row left `unknown`, as the pipeline's table holds it: its number and its error. */
+export interface UnknownRow {
+	row: number;
+	error: string;
+}
+
+export function soakReport(input: { options: SoakOptions; tag: string; sandbox: Sandbox; key: string; insertedAt: number[]; samples: Sample[]; events: SoakEvent[]; startedSim: number; unknownRows: UnknownRow[] }): SoakReport {
+	const { options, tag, sandbox, key, insertedAt, samples, events, startedSim, unknownRows } = input;
 	const jobs = jobsTagged(sandbox, tag).sort((a, b) => a.createdAt - b.createdAt);
 	const byRow = new Map<number, typeof jobs>();
 	for (const job of jobs) {
@@ -94,7 +112,7 @@ export function soakReport(input: { options: SoakOptions; tag: string; sandbox: 
 	// Memory: from the last disruption (the processes started anew) to the end of the feed, over rows fed.
 	const lastDisruption = Math.max(0, ...events.map((event) => event.hour));
 	const feedHours = options.days * 24;
-	const steady = samples.filter((sample) => sample.hour > lastDisruption + 1 && sample.hour <= feedHours);
+	const steady = samples.filter((sample) => sample.hour > lastDisruption + SETTLE_HOURS && sample.hour <= feedHours);
 	const roles = [...new Set(samples.flatMap((sample) => Object.keys(sample.memoryMiB)))].sort();
 	const rowsAt = (sample: Sample) => Object.values(sample.rows).reduce((sum, count) => sum + count, 0);
 	const memory = Object.fromEntries(roles.map((role) => [role, round(slope(steady.filter((sample) => role in sample.memoryMiB).map((sample) => [rowsAt(sample), sample.memoryMiB[role]])) * 1000)]));
@@ -108,6 +126,11 @@ export function soakReport(input: { options: SoakOptions; tag: string; sandbox: 
 		leftTaken: last.taken ?? 0,
 		leftPending: last.pending ?? 0,
 		leftUnknown: last.unknown ?? 0,
+		unknown: {
+			held: unknownRows.filter((row) => row.error.startsWith(HELD_ERROR)).length,
+			answerLost: unknownRows.filter((row) => !row.error.startsWith(HELD_ERROR)).length,
+			withJob: unknownRows.filter((row) => byRow.has(row.row)).length,
+		},
 		jobs: jobs.length,
 		requests: entries.length,
 		requestsPerJob: round(entries.length / Math.max(1, jobs.length)),
@@ -136,12 +159,12 @@ export function soakMarkdown(options: SoakOptions, report: SoakReport, events: S
 		`| failed for good | ${report.failed} (${report.failedAsMeant} of them meant to fail) |`,
 		`| made twice | ${report.madeTwice} |`,
 		`| left taken, left pending at the end | ${report.leftTaken}, ${report.leftPending} |`,
-		`| left unknown (the create's answer lost: not sent again, for the owner to look up) | ${report.leftUnknown} |`,
+		`| left unknown (not sent again, for the owner to look up) | ${report.leftUnknown}: ${report.unknown.answerLost} whose create's answer was lost, ${report.unknown.held} held after their batch's notes were lost; ${report.unknown.withJob} of them have a job |`,
 		`| jobs, requests | ${report.jobs}, ${report.requests}: ${report.requestsPerJob} a job (${report.unavailable} answered 503; ${report.lostCallbacks} callbacks lost) |`,
 		`| callbacks, by how each job's ended; n8n's answers to every attempt | ${Object.entries(report.callbacks).map(([outcome, n]) => `${n} ${outcome}`).join(', ')}; ${Object.entries(report.callbackAnswers).map(([status, n]) => `${n} × ${status}`).join(', ')} |`,
 		`| wall, against the least the feed and the plan allow | ${report.wallHours} h against ${report.leastHours} h: ${report.wallOverLeast}× |`,
 		`| row fed → video ready (simulated) | ${report.readyMinutes.p50} min median, ${report.readyMinutes.p95} min p95, ${report.readyMinutes.max} min at most |`,
-		`| memory growth a 1,000 rows, after the last disruption | ${Object.entries(report.memoryMiBPer1000Rows).map(([role, mib]) => `${role} ${mib} MiB`).join(', ')} |`,
+		`| memory growth a 1,000 rows, from ${SETTLE_HOURS} h after the last disruption | ${Object.entries(report.memoryMiBPer1000Rows).map(([role, mib]) => `${role} ${mib} MiB`).join(', ')} |`,
 		`| database growth a 1,000 rows, once pruning holds | ${report.databaseMiBPer1000Rows} MiB |`,
 		'',
 		'| disruption | at (simulated hour) | back in (real) | n8n |',
