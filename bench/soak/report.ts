@@ -31,6 +31,8 @@ export interface SoakReport {
 	/** Rows left `taken` (or `pending`) at the end: 0 is the promise. */
 	leftTaken: number;
 	leftPending: number;
+	/** Rows whose job outlived the batch's Limit Wait Time: `running`, each told to the owner, its job ID kept. */
+	leftRunning: number;
 	/** Rows whose create's answer was lost (a 503, say): not sent again, so as not to pay twice; the owner looks. */
 	leftUnknown: number;
 	/**
@@ -125,6 +127,7 @@ export function soakReport(input: { options: SoakOptions; tag: string; sandbox: 
 		madeTwice,
 		leftTaken: last.taken ?? 0,
 		leftPending: last.pending ?? 0,
+		leftRunning: last.running ?? 0,
 		leftUnknown: last.unknown ?? 0,
 		unknown: {
 			held: unknownRows.filter((row) => row.error.startsWith(HELD_ERROR)).length,
@@ -159,6 +162,7 @@ export function soakMarkdown(options: SoakOptions, report: SoakReport, events: S
 		`| failed for good | ${report.failed} (${report.failedAsMeant} of them meant to fail) |`,
 		`| made twice | ${report.madeTwice} |`,
 		`| left taken, left pending at the end | ${report.leftTaken}, ${report.leftPending} |`,
+		`| left running (the job outlived the batch's Limit Wait Time: its ID kept, told to the owner) | ${report.leftRunning} |`,
 		`| left unknown (not sent again, for the owner to look up) | ${report.leftUnknown}: ${report.unknown.answerLost} whose create's answer was lost, ${report.unknown.held} held after their batch's notes were lost; ${report.unknown.withJob} of them have a job |`,
 		`| jobs, requests | ${report.jobs}, ${report.requests}: ${report.requestsPerJob} a job (${report.unavailable} answered 503; ${report.lostCallbacks} callbacks lost) |`,
 		`| callbacks, by how each job's ended; n8n's answers to every attempt | ${Object.entries(report.callbacks).map(([outcome, n]) => `${n} ${outcome}`).join(', ')}; ${Object.entries(report.callbackAnswers).map(([status, n]) => `${n} × ${status}`).join(', ')} |`,
