@@ -33,13 +33,18 @@ export async function redirectTarget(): Promise<RedirectTarget> {
 	return { url: `http://127.0.0.1:${port}/callback`, landed, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+type DiscoveryState = Parameters<NonNullable<OAuthClientProvider['saveDiscoveryState']>>[0];
+
 /**
  * An app's side of OAuth, as the SDK's clients drive it (Claude.ai and ChatGPT do the same): it keeps
- * its registration, code verifier and tokens, and hands the authorization URL to a browser.
+ * its registration, code verifier, discovery and tokens, and hands the authorization URL to a
+ * browser. The discovery kept across the redirect lets the SDK check that the code comes back to
+ * the authorization server that issued it.
  */
 export class AppAuth implements OAuthClientProvider {
 	registered?: Awaited<ReturnType<OAuthClientProvider['clientInformation']>>;
 	saved?: Awaited<ReturnType<OAuthClientProvider['tokens']>>;
+	discovered?: DiscoveryState;
 	verifier = '';
 	authorizationUrl?: URL;
 	clientMetadataUrl?: string;
@@ -76,6 +81,12 @@ export class AppAuth implements OAuthClientProvider {
 	}
 	codeVerifier() {
 		return this.verifier;
+	}
+	saveDiscoveryState(state: DiscoveryState) {
+		this.discovered = state;
+	}
+	discoveryState() {
+		return this.discovered;
 	}
 }
 
