@@ -5,6 +5,7 @@
 import type { Sandbox } from '../../sandbox';
 import { jobsTagged } from '../../test/e2e/scaledFigures';
 import { PLANS } from '../../core/types';
+import { HELD_CREATE_ERROR } from '../../nodes/OmniVideo/actions/video/callbackRows';
 import { percentile, physicalLimit } from '../measure';
 import { failureOf, rowOfPrompt } from './feed';
 import type { SoakOptions } from './options';
@@ -75,9 +76,6 @@ function slope(points: Array<[number, number]>): number {
 /** After a disruption, how long (simulated) the processes take to fill their caches and pools before growth counts. */
 const SETTLE_HOURS = 6;
 
-/** The prefix of the item error a held row ends with (createHold.ts). */
-const HELD_ERROR = 'Another step of this execution';
-
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** How each job's callback ended (its last attempt), and n8n's answers to every attempt. */
@@ -118,6 +116,7 @@ export function soakReport(input: { options: SoakOptions; tag: string; sandbox: 
 	const roles = [...new Set(samples.flatMap((sample) => Object.keys(sample.memoryMiB)))].sort();
 	const rowsAt = (sample: Sample) => Object.values(sample.rows).reduce((sum, count) => sum + count, 0);
 	const memory = Object.fromEntries(roles.map((role) => [role, round(slope(steady.filter((sample) => role in sample.memoryMiB).map((sample) => [rowsAt(sample), sample.memoryMiB[role]])) * 1000)]));
+	const held = unknownRows.filter((row) => row.error.startsWith(HELD_CREATE_ERROR)).length;
 	const pruned = samples.filter((sample) => sample.hour > options.pruneHours + 1 && sample.hour <= feedHours);
 	return {
 		rows: insertedAt.length,
@@ -129,11 +128,7 @@ export function soakReport(input: { options: SoakOptions; tag: string; sandbox: 
 		leftPending: last.pending ?? 0,
 		leftRunning: last.running ?? 0,
 		leftUnknown: last.unknown ?? 0,
-		unknown: {
-			held: unknownRows.filter((row) => row.error.startsWith(HELD_ERROR)).length,
-			answerLost: unknownRows.filter((row) => !row.error.startsWith(HELD_ERROR)).length,
-			withJob: unknownRows.filter((row) => byRow.has(row.row)).length,
-		},
+		unknown: { held, answerLost: unknownRows.length - held, withJob: unknownRows.filter((row) => byRow.has(row.row)).length },
 		jobs: jobs.length,
 		requests: entries.length,
 		requestsPerJob: round(entries.length / Math.max(1, jobs.length)),

@@ -4,6 +4,9 @@ import { errorJson } from '../../../shared/nodeErrors';
 import { type BatchRow, type ParkedBatch } from './callbackBatch';
 import { callbackUrlOf } from './resumeUrl';
 
+/** How the error of an item whose create was held (createHold.ts) begins: what a pipeline's report tells such rows by. */
+export const HELD_CREATE_ERROR = 'Another step of this execution';
+
 /** The row as shown while the execution waits (n8n drops it on resume). */
 function parkedJson(row: BatchRow, index: number, resumeUrl: string): INodeExecutionData {
 	const callbackUrl = callbackUrlOf(resumeUrl, index);
@@ -33,7 +36,7 @@ function unendedJson(row: BatchRow, index: number, limitAt: number): INodeExecut
 	if (row.doubt !== undefined) {
 		const sent = new Date(row.doubt).toISOString();
 		const what = row.elsewhere
-			? `Another step of this execution, on another n8n process, may have sent this item's create before ${sent}, and n8n lost its record of it`
+			? `${HELD_CREATE_ERROR}, on another n8n process, may have sent this item's create before ${sent}, and n8n lost its record of it`
 			: `This item's create was sent at ${sent} and its answer was lost`;
 		return {
 			status: 'unknown',
