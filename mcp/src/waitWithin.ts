@@ -24,40 +24,55 @@ export interface WaitPlan {
  * when the next look is due. A cancelled call stops waiting at once.
  */
 export async function waitWithin(context: ToolContext, connection: Connection, call: ToolCall, plan: WaitPlan): Promise<CallToolResult> {
-	let job = plan.job;
-	let seenAtMs = plan.seenAtMs;
-	let nextLookAtMs: number | undefined;
-	if (!isTerminal(job)) {
-		plan.progress.say(`Job ${job.id} is ${job.rawStatus}`);
-		const watch = await context.watches.watch(connection, job, { expectedMs: plan.expectedMs, createdAtMs: plan.createdAtMs });
-		const joined = watch.join((seen) => {
-			job = seen;
-			seenAtMs = undefined;
-			plan.progress.say(`Job ${seen.id} is ${seen.rawStatus}${seen.progress !== undefined ? ` (${seen.progress} %)` : ''}`);
-		});
-		let cancelled = false;
-		try {
-			const ended = await untilDeadline(watch.ended, plan.deadlineMs, call.signal);
-			cancelled = ended === 'cancelled';
-			if (ended !== 'cancelled' && ended !== 'deadline') {
-				job = ended;
-				seenAtMs = undefined;
-			}
-		} catch (error) {
-			// The schedule ran out of the plan's requests or its time: the receipt carries the job as last seen.
-			if (!(isOmniVideoError(error) && (error.code === 'wait_timeout' || error.kind === 'rate_limit' || error.kind === 'timeout'))) throw error;
-		} finally {
-			joined.leave(cancelled);
-		}
-		if (cancelled) throw new Error(`The call was cancelled; job ${job.id} goes on rendering.`);
-		nextLookAtMs = watch.nextLookAtMs();
-	}
-	void context.spend.observe(connection.fingerprint, job).catch(() => undefined);
-	return answer(context, job, plan, seenAtMs, nextLookAtMs);
+	const last = isTerminal(plan.job) ? { job: plan.job, seenAtMs: plan.seenAtMs } : await watchUntilDeadline(context, connection, call, plan);
+	void context.spend.observe(connection.fingerprint, last.job).catch(() => undefined);
+	return answer(context, last.job, plan, last.seenAtMs, last.nextLookAtMs);
 }
 
-/** The job's end, or which came first: the call's deadline or its cancellation. */
-async function untilDeadline(ended: Promise<JobRecord>, deadlineMs: number, signal: AbortSignal): Promise<JobRecord | 'deadline' | 'cancelled'> {
+/** The job as last seen when it ended or the call's deadline came, and when its next look is due. */
+async function watchUntilDeadline(
+	context: ToolContext,
+	connection: Connection,
+	call: ToolCall,
+	plan: WaitPlan,
+): Promise<{ job: JobRecord; seenAtMs?: number; nextLookAtMs?: number }> {
+	let job = plan.job;
+	let seenAtMs = plan.seenAtMs;
+	const cancelled = () => new Error(`The call was cancelled; job ${job.id} goes on rendering.`);
+	plan.progress.say(`Job ${job.id} is ${job.rawStatus}`);
+	// Setting the schedule up reads the records: slow records hold the answer no longer than the bound either.
+	const watching = context.watches.watch(connection, job, { expectedMs: plan.expectedMs, createdAtMs: plan.createdAtMs });
+	const watch = await untilDeadline(watching, plan.deadlineMs, call.signal);
+	if (watch === 'cancelled') throw cancelled();
+	if (watch === 'deadline') {
+		// The schedule still starts, and the agent's next call joins it.
+		watching.catch(() => undefined);
+		return { job, seenAtMs };
+	}
+	const joined = watch.join((seen) => {
+		job = seen;
+		seenAtMs = undefined;
+		plan.progress.say(`Job ${seen.id} is ${seen.rawStatus}${seen.progress !== undefined ? ` (${seen.progress} %)` : ''}`);
+	});
+	let ended: JobRecord | 'deadline' | 'cancelled' = 'deadline';
+	try {
+		ended = await untilDeadline(watch.ended, plan.deadlineMs, call.signal);
+		if (ended !== 'cancelled' && ended !== 'deadline') {
+			job = ended;
+			seenAtMs = undefined;
+		}
+	} catch (error) {
+		// The schedule ran out of the plan's requests or its time: the receipt carries the job as last seen.
+		if (!(isOmniVideoError(error) && (error.code === 'wait_timeout' || error.kind === 'rate_limit' || error.kind === 'timeout'))) throw error;
+	} finally {
+		joined.leave(ended === 'cancelled');
+	}
+	if (ended === 'cancelled') throw cancelled();
+	return { job, seenAtMs, nextLookAtMs: watch.nextLookAtMs() };
+}
+
+/** What `until` settles with, or which came first: the call's deadline or its cancellation. */
+async function untilDeadline<T>(until: Promise<T>, deadlineMs: number, signal: AbortSignal): Promise<T | 'deadline' | 'cancelled'> {
 	let timer: NodeJS.Timeout | undefined;
 	let onAbort: (() => void) | undefined;
 	const stops = new Promise<'deadline' | 'cancelled'>((resolve) => {
@@ -67,7 +82,7 @@ async function untilDeadline(ended: Promise<JobRecord>, deadlineMs: number, sign
 		signal.addEventListener('abort', onAbort);
 	});
 	try {
-		return await Promise.race([ended, stops]);
+		return await Promise.race([until, stops]);
 	} finally {
 		clearTimeout(timer);
 		if (onAbort) signal.removeEventListener('abort', onAbort);

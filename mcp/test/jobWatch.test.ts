@@ -1,6 +1,7 @@
 import { counts, inProcessContext, NO_AUTH, READINGS, sandboxFor } from './support/mcpHarness';
 import { holdLooks, jobRecordName, takeLooks } from '../src/jobRecords';
 import { MemoryStore, type StateStore } from '../src/state/store';
+import { waitWithin } from '../src/waitWithin';
 
 jest.setTimeout(60_000);
 
@@ -121,5 +122,38 @@ describe.each(READINGS)('two processes waiting on one job, --service %s', (readi
 		b.join(() => undefined);
 		await expect(b.ended).resolves.toMatchObject({ id: job.id, status: 'done' });
 		expect(lookups()).toBe(1);
+	});
+});
+
+/**
+ * The call's bound holds while the records are slow (two processes on one records folder, a loaded
+ * machine): setting a job's schedule up reads them, and the 16-agent check met a call answering
+ * 2 s past its 45 s bound.
+ */
+describe('a wait whose records answer slowly, --service default', () => {
+	it('answers with a receipt at its bound, and the schedule still starts', async () => {
+		const sandbox = await sandboxFor('default');
+		try {
+			const shared = new MemoryStore();
+			let slowMs = 0;
+			const slow: StateStore = { ...asProcess(shared, 'replica-1'), get: async (name) => (await new Promise((resolve) => setTimeout(resolve, slowMs)), shared.get(name)) };
+			const context = inProcessContext(sandbox, slow);
+			const connection = context.connect(NO_AUTH);
+			const { job } = await connection.client.generateVideo({ prompt: 'A heron at dusk', resolution: '720P', duration: 4 });
+			slowMs = 3_000;
+			const startedMs = Date.now();
+			const result = await waitWithin(context, connection, NO_AUTH, { job, deadlineMs: startedMs + 300, expectedMs: 6_000, progress: { say: () => undefined, stop: () => undefined } });
+			expect(Date.now() - startedMs).toBeLessThan(1_500);
+			expect(result.structuredContent).toMatchObject({ jobId: job.id, nextStep: { tool: 'wait_for_job' } });
+			slowMs = 0;
+			// The agent's next call joins the schedule the receipt's call started.
+			const started = context.watches.running(job.id);
+			expect(started).toBeDefined();
+			const watch = await context.watches.watch(connection, job);
+			watch.join(() => undefined);
+			await expect(watch.ended).resolves.toMatchObject({ id: job.id, status: 'done' });
+		} finally {
+			await sandbox.close();
+		}
 	});
 });

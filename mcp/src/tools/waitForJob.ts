@@ -31,9 +31,10 @@ export function registerWaitForJob(server: McpServer, context: ToolContext): voi
 
 async function wait(context: ToolContext, args: { jobId: string; waitSeconds?: number }, call: ToolCall): Promise<CallToolResult> {
 	const jobId = validateJobId(args.jobId);
-	await ownJob(context, call, jobId);
 	const waitSeconds = boundedWait(args.waitSeconds, context.settings.waitSeconds);
+	// The bound counts from the call's start, its records' reads included.
 	const deadlineMs = Date.now() + waitSeconds * 1000;
+	await ownJob(context, call, jobId);
 	const connection = context.connect(call);
 	const progress = progressFor(call, waitSeconds);
 	try {

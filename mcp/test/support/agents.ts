@@ -17,6 +17,8 @@ export interface AgentsRun {
  * until the video is done, as an agent does; agent i talks to servers[i % servers.length].
  */
 export async function agentsRun(sandbox: Sandbox, servers: Connected[], count: number, args: (i: number) => Record<string, unknown>): Promise<AgentsRun> {
+	// A host lists the tools when it connects, before any call: a first call is not timed with it.
+	await Promise.all(servers.map((server) => server.client.listTools()));
 	const before = counts(sandbox);
 	const started = Date.now();
 	let surfaced429 = 0;
