@@ -11,6 +11,7 @@ import { scaledPoll } from './scaledPoll';
 import { scaledWaitForCallback } from './scaledWaitForCallback';
 import { SCENARIOS, waitForCallback } from './scenarios';
 import { pipelineEachRowOnce } from './pipeline';
+import { QUEUED_STATIC_DATA, queuedExecutionsStaticData } from './queuedStaticData';
 
 type RunCheck = (label: string, name: string, fn: () => Promise<string>) => Promise<void>;
 
@@ -71,6 +72,8 @@ export async function runQueueMode(
 		await measure(MEASUREMENTS[2], () => scaledPoll(layout, { name: 'queue-poll-spec', strict: true }));
 		await measure(MEASUREMENTS[3], () => scaledWaitForCallback(layout, { name: 'queue-wfc-500', ...largeBatch, strict: false }));
 		await measure(NAMED_ONLY, () => scaledWaitForCallback(layout, { name: 'queue-wfc-500-spec', ...largeBatch, strict: true }));
+		// A host behaviour the node lives with (docs/n8n-internals.md), checked by hand when E2E_ONLY names it.
+		if (named.includes(QUEUED_STATIC_DATA)) await runCheck(label, QUEUED_STATIC_DATA, () => queuedExecutionsStaticData(layout));
 		await runCheck(label, 'queue-wait-for-callback-resumes-on-another-worker', async () => {
 			let parkedOn = -1;
 			let executionId = '';
